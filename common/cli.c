@@ -1,0 +1,277 @@
+/**
+ * @file cli.c
+ * @brief The command line shared by every lesson binary (getopt_long), with one-line errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+enum {
+    OPT_PRESET = 256,
+    OPT_ROWS,
+    OPT_CHANNELS,
+    OPT_LO,
+    OPT_HI,
+    OPT_WIDTH,
+    OPT_VALUES,
+    OPT_DIST,
+    OPT_SEED,
+    OPT_REPS,
+    OPT_WARMUP,
+    OPT_THREADS,
+    OPT_IMPL,
+    OPT_INPUT,
+    OPT_OUTPUT,
+    OPT_SAVE_INPUT,
+    OPT_CSV,
+    OPT_LIST,
+    OPT_HELP,
+    OPT_END
+};
+
+static const struct option long_options[] = {
+    {"preset", required_argument, NULL, OPT_PRESET},
+    {"rows", required_argument, NULL, OPT_ROWS},
+    {"channels", required_argument, NULL, OPT_CHANNELS},
+    {"lo", required_argument, NULL, OPT_LO},
+    {"hi", required_argument, NULL, OPT_HI},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"values", required_argument, NULL, OPT_VALUES},
+    {"dist", required_argument, NULL, OPT_DIST},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"impl", required_argument, NULL, OPT_IMPL},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"save-input", required_argument, NULL, OPT_SAVE_INPUT},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+void hist_print_usage(FILE *f, const char *program) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "Per-channel histograms of a [rows, channels] uint8 array: runs, times and checks\n"
+            "every implementation of this program against the CPU reference.\n"
+            "\n"
+            "dataset (a preset, then any overrides):\n"
+            "  --preset NAME     main (1048576 x 512, bytes, 256 bins; default) or small-binned\n"
+            "                    (32768 x 1, values 1..100, 5 bins of 20)\n"
+            "  --rows N          rows, 0..%llu (uint32 counts cannot overflow)\n"
+            "  --channels N      channels, 1..%u\n"
+            "  --lo V --hi V     binning range, 0..255, lo <= hi\n"
+            "  --width W         values per bin, 1..256 (bins = (hi - lo) / width + 1)\n"
+            "  --values A:B      generated values range over A..B (0..255)\n"
+            "  --dist D          uniform, contention:P (P%% of samples one hot value), constant,\n"
+            "                    runs:L (runs of L equal samples down each channel)\n"
+            "  --seed S          splitmix64 seed (0..2^64-1)\n"
+            "  --input FILE      read the samples from a uint8 2-D C-order .npy file instead\n"
+            "  --save-input FILE write the generated samples as .npy\n"
+            "\n"
+            "running:\n"
+            "  --impl A,B        run only these implementations (see --list)\n"
+            "  --reps N          timed repetitions, 1..100000 (default 10; median and min)\n"
+            "  --warmup N        untimed repetitions first, 0..1000 (default 1)\n"
+            "  --threads N       threads for CPU implementations, 1..1024 (default: all cores)\n"
+            "  --output FILE     write the first implementation's result as uint32 .npy\n"
+            "                    [channels, bins] (written to a temporary file, then renamed)\n"
+            "  --csv FILE        also write the results table as CSV\n"
+            "  --list            list the implementations and their constraints\n"
+            "  --help            this text\n"
+            "\n"
+            "exit status: 0 every result exact, 1 a result differs from the reference,\n"
+            "2 invalid option or value, 3 runtime failure (CUDA, memory, files).\n",
+            program, (unsigned long long)HIST_MAX_ROWS, HIST_MAX_CHANNELS);
+}
+
+/* A whole decimal number in [min, max]; rejects signs, blanks, garbage and overflow. */
+static hist_status parse_number(const char *option, const char *text, uint64_t min, uint64_t max,
+                                uint64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = 0;
+    int ok = text[0] >= '0' && text[0] <= '9';
+    if (ok) {
+        v = strtoull(text, &end, 10);
+        ok = errno == 0 && *end == '\0' && v >= min && v <= max;
+    }
+    if (!ok)
+        return hist_fail(HIST_ERR_USAGE, "--%s: expected a whole number from %llu to %llu, got '%s'",
+                         option, (unsigned long long)min, (unsigned long long)max, text);
+    *out = v;
+    return HIST_OK;
+}
+
+static hist_status parse_values(const char *text, uint8_t *vmin, uint8_t *vmax) {
+    const char *colon = strchr(text, ':');
+    char first[16];
+    uint64_t a = 0, b = 0;
+    if (!colon || (size_t)(colon - text) >= sizeof first)
+        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= 255, got '%s'",
+                         text);
+    memcpy(first, text, (size_t)(colon - text));
+    first[colon - text] = '\0';
+    if (parse_number("values", first, 0, 255, &a) != HIST_OK ||
+        parse_number("values", colon + 1, 0, 255, &b) != HIST_OK || a > b)
+        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= 255, got '%s'",
+                         text);
+    *vmin = (uint8_t)a;
+    *vmax = (uint8_t)b;
+    return HIST_OK;
+}
+
+static hist_status check_impl_names(const char *list, const hist_impl *impls, size_t count) {
+    char buf[512];
+    if (strlen(list) == 0 || strlen(list) >= sizeof buf)
+        return hist_fail(HIST_ERR_USAGE, "--impl: expected a comma-separated list of names");
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < count && strcmp(impls[i].name, name) != 0)
+            ++i;
+        if (i == count) {
+            char accepted[400] = "";
+            for (size_t j = 0; j < count; ++j) {
+                strncat(accepted, j ? ", " : "", sizeof accepted - strlen(accepted) - 1);
+                strncat(accepted, impls[j].name, sizeof accepted - strlen(accepted) - 1);
+            }
+            return hist_fail(HIST_ERR_USAGE, "--impl: unknown implementation '%s' (accepted: %s)",
+                             name, accepted);
+        }
+    }
+    return HIST_OK;
+}
+
+hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
+                            hist_options *out) {
+    const char *value[OPT_END] = {NULL};
+    int seen[OPT_END] = {0};
+
+    opterr = 0;
+    optind = 0; /* full re-initialisation, so tests can parse many command lines */
+    for (;;) {
+        int index = -1;
+        int c = getopt_long(argc, argv, ":h", long_options, &index);
+        if (c == -1)
+            break;
+        if (c == 'h')
+            c = OPT_HELP;
+        if (c == '?')
+            return hist_fail(HIST_ERR_USAGE, "unknown option '%s' (see --help)",
+                             argv[optind - 1]);
+        if (c == ':')
+            return hist_fail(HIST_ERR_USAGE, "option '%s' needs a value (see --help)",
+                             argv[optind - 1]);
+        value[c] = optarg;
+        seen[c] = 1;
+    }
+    if (optind < argc)
+        return hist_fail(HIST_ERR_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+
+    hist_options o;
+    memset(&o, 0, sizeof o);
+    o.preset = value[OPT_PRESET] ? value[OPT_PRESET] : "main";
+    o.reps = 10;
+    o.warmup = 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.threads = cores > 0 ? (int)cores : 1;
+    o.list = seen[OPT_LIST];
+    o.help = seen[OPT_HELP];
+    if (o.help || o.list) {
+        *out = o;
+        return HIST_OK;
+    }
+    if (hist_preset(o.preset, &o.data) != HIST_OK)
+        return HIST_ERR_USAGE;
+
+    o.input = value[OPT_INPUT];
+    if (o.input) {
+        static const int shape_options[] = {OPT_ROWS, OPT_CHANNELS, OPT_VALUES,
+                                            OPT_DIST, OPT_SEED,     OPT_SAVE_INPUT};
+        for (size_t i = 0; i < sizeof shape_options / sizeof shape_options[0]; ++i)
+            if (seen[shape_options[i]])
+                return hist_fail(HIST_ERR_USAGE,
+                                 "--%s cannot be used with --input (the file gives the data)",
+                                 long_options[shape_options[i] - OPT_PRESET].name);
+    }
+
+    uint64_t n = 0;
+    hist_problem *p = &o.data.problem;
+    if (seen[OPT_ROWS]) {
+        if (parse_number("rows", value[OPT_ROWS], 0, HIST_MAX_ROWS, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        p->rows = n;
+    }
+    if (seen[OPT_CHANNELS]) {
+        if (parse_number("channels", value[OPT_CHANNELS], 1, HIST_MAX_CHANNELS, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        p->channels = (uint32_t)n;
+    }
+    if (seen[OPT_LO]) {
+        if (parse_number("lo", value[OPT_LO], 0, 255, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        p->binning.lo = (uint8_t)n;
+    }
+    if (seen[OPT_HI]) {
+        if (parse_number("hi", value[OPT_HI], 0, 255, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        p->binning.hi = (uint8_t)n;
+    }
+    if (seen[OPT_WIDTH]) {
+        if (parse_number("width", value[OPT_WIDTH], 1, 256, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        p->binning.width = (uint32_t)n;
+    }
+    if (seen[OPT_VALUES] && parse_values(value[OPT_VALUES], &o.data.vmin, &o.data.vmax) != HIST_OK)
+        return HIST_ERR_USAGE;
+    if (seen[OPT_DIST] && hist_dist_parse(value[OPT_DIST], &o.data.dist) != HIST_OK)
+        return HIST_ERR_USAGE;
+    if (seen[OPT_SEED]) {
+        if (parse_number("seed", value[OPT_SEED], 0, UINT64_MAX, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        o.data.seed = n;
+    }
+    if (seen[OPT_REPS]) {
+        if (parse_number("reps", value[OPT_REPS], 1, 100000, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        o.reps = (int)n;
+    }
+    if (seen[OPT_WARMUP]) {
+        if (parse_number("warmup", value[OPT_WARMUP], 0, 1000, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        o.warmup = (int)n;
+    }
+    if (seen[OPT_THREADS]) {
+        if (parse_number("threads", value[OPT_THREADS], 1, 1024, &n) != HIST_OK)
+            return HIST_ERR_USAGE;
+        o.threads = (int)n;
+    }
+    if (p->binning.lo > p->binning.hi)
+        return hist_fail(HIST_ERR_USAGE, "--lo %u is above --hi %u (the binning range is empty)",
+                         p->binning.lo, p->binning.hi);
+    if (hist_problem_validate(p) != HIST_OK)
+        return HIST_ERR_USAGE;
+    o.impl = value[OPT_IMPL];
+    if (o.impl && check_impl_names(o.impl, impls, count) != HIST_OK)
+        return HIST_ERR_USAGE;
+    o.output = value[OPT_OUTPUT];
+    o.save_input = value[OPT_SAVE_INPUT];
+    o.csv = value[OPT_CSV];
+    static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV};
+    for (size_t i = 0; i < sizeof file_options / sizeof file_options[0]; ++i)
+        if (seen[file_options[i]] && value[file_options[i]][0] == '\0')
+            return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",
+                             long_options[file_options[i] - OPT_PRESET].name);
+    *out = o;
+    return HIST_OK;
+}

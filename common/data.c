@@ -1,0 +1,166 @@
+/**
+ * @file data.c
+ * @brief splitmix64, the distributions and the presets (see data.h for the contract).
+ */
+#include "data.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* splitmix64 (Steele, Lea, Flood 2014): state_i = seed + (i + 1) * gamma, output = mix(state_i).
+ * Written as a function of the index so that any sample can be drawn without the ones before. */
+uint64_t hist_splitmix64(uint64_t seed, uint64_t index) {
+    uint64_t z = seed + (index + 1) * UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Independent streams for the values, the contention coin and the hot value. */
+#define STREAM_CONTENTION UINT64_C(0x636F6E74656E7469) /* "contenti" */
+#define STREAM_HOT_VALUE UINT64_C(0x686F7476616C7565)  /* "hotvalue" */
+
+/* 16-bit lane `i % 4` of output `i / 4`, mapped onto [vmin, vmin + range) by multiply-shift. */
+static inline uint8_t lane_value(uint64_t word, unsigned lane, uint8_t vmin, uint32_t range) {
+    uint32_t bits = (uint32_t)(word >> (16 * lane)) & 0xFFFFu;
+    return (uint8_t)(vmin + ((bits * range) >> 16));
+}
+
+static uint8_t uniform_at(const hist_dataset *d, uint64_t i) {
+    uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+    return lane_value(hist_splitmix64(d->seed, i / 4), (unsigned)(i % 4), d->vmin, range);
+}
+
+uint8_t hist_hot_value(const hist_dataset *d) {
+    uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+    return lane_value(hist_splitmix64(d->seed ^ STREAM_HOT_VALUE, 0), 0, d->vmin, range);
+}
+
+static hist_status parse_param(const char *text, const char *name, uint32_t min, uint32_t max,
+                               uint32_t *out) {
+    char *end = NULL;
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9')
+        return hist_fail(HIST_ERR_USAGE, "--dist %s:N needs a whole number from %u to %u", name,
+                         min, max);
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return hist_fail(HIST_ERR_USAGE, "--dist %s:N needs a whole number from %u to %u", name,
+                         min, max);
+    *out = (uint32_t)v;
+    return HIST_OK;
+}
+
+hist_status hist_dist_parse(const char *text, hist_dist *out) {
+    static const char accepted[] = "uniform, contention:P (P 0..100), constant, runs:L (L >= 1)";
+    hist_dist d = {HIST_DIST_UNIFORM, 0};
+    if (strcmp(text, "uniform") == 0) {
+        d.kind = HIST_DIST_UNIFORM;
+    } else if (strcmp(text, "constant") == 0) {
+        d.kind = HIST_DIST_CONSTANT;
+    } else if (strncmp(text, "contention:", 11) == 0) {
+        d.kind = HIST_DIST_CONTENTION;
+        if (parse_param(text + 11, "contention", 0, 100, &d.param) != HIST_OK)
+            return HIST_ERR_USAGE;
+    } else if (strncmp(text, "runs:", 5) == 0) {
+        d.kind = HIST_DIST_RUNS;
+        if (parse_param(text + 5, "runs", 1, UINT32_MAX, &d.param) != HIST_OK)
+            return HIST_ERR_USAGE;
+    } else {
+        return hist_fail(HIST_ERR_USAGE, "--dist: unknown distribution '%s' (accepted: %s)", text,
+                         accepted);
+    }
+    *out = d;
+    return HIST_OK;
+}
+
+void hist_dist_format(hist_dist d, char *buf, size_t len) {
+    switch (d.kind) {
+    case HIST_DIST_CONTENTION:
+        snprintf(buf, len, "contention:%u", d.param);
+        break;
+    case HIST_DIST_CONSTANT:
+        snprintf(buf, len, "constant");
+        break;
+    case HIST_DIST_RUNS:
+        snprintf(buf, len, "runs:%u", d.param);
+        break;
+    default:
+        snprintf(buf, len, "uniform");
+        break;
+    }
+}
+
+hist_status hist_preset(const char *name, hist_dataset *out) {
+    if (strcmp(name, "main") == 0) {
+        /* seeds 000, 003, 004: 512 MiB of bytes, the byte histogram */
+        *out = (hist_dataset){.problem = {.rows = 1048576, .channels = 512, .binning = {0, 255, 1}},
+                              .vmin = 0,
+                              .vmax = 255,
+                              .dist = {HIST_DIST_UNIFORM, 0},
+                              .seed = 1001};
+        return HIST_OK;
+    }
+    if (strcmp(name, "small-binned") == 0) {
+        /* seed 001: 32,768 values in 1..100, five bins of 20 (about 6,550 each) */
+        *out = (hist_dataset){.problem = {.rows = 32768, .channels = 1, .binning = {1, 100, 20}},
+                              .vmin = 1,
+                              .vmax = 100,
+                              .dist = {HIST_DIST_UNIFORM, 0},
+                              .seed = 14};
+        return HIST_OK;
+    }
+    return hist_fail(HIST_ERR_USAGE, "--preset: unknown preset '%s' (accepted: main, small-binned)",
+                     name);
+}
+
+hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
+    const uint64_t n = hist_samples(&d->problem);
+    const uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+    if (d->vmin > d->vmax)
+        return hist_fail(HIST_ERR_USAGE, "value range %u..%u is empty", d->vmin, d->vmax);
+
+    switch (d->dist.kind) {
+    case HIST_DIST_UNIFORM:
+        for (uint64_t i = 0; i < n; i += 4) {
+            uint64_t word = hist_splitmix64(d->seed, i / 4);
+            for (unsigned lane = 0; lane < 4 && i + lane < n; ++lane)
+                samples[i + lane] = lane_value(word, lane, d->vmin, range);
+        }
+        return HIST_OK;
+    case HIST_DIST_CONSTANT:
+        memset(samples, hist_hot_value(d), n);
+        return HIST_OK;
+    case HIST_DIST_CONTENTION: {
+        if (d->dist.param > 100)
+            return hist_fail(HIST_ERR_USAGE, "contention share %u%% is above 100%%", d->dist.param);
+        const uint8_t hot = hist_hot_value(d);
+        /* a sample is replaced when its 16-bit coin is below P% of 65536 */
+        const uint32_t threshold = (d->dist.param * 65536u + 50u) / 100u;
+        for (uint64_t i = 0; i < n; i += 4) {
+            uint64_t word = hist_splitmix64(d->seed, i / 4);
+            uint64_t coin = hist_splitmix64(d->seed ^ STREAM_CONTENTION, i / 4);
+            for (unsigned lane = 0; lane < 4 && i + lane < n; ++lane) {
+                uint32_t c = (uint32_t)(coin >> (16 * lane)) & 0xFFFFu;
+                samples[i + lane] = c < threshold ? hot : lane_value(word, lane, d->vmin, range);
+            }
+        }
+        return HIST_OK;
+    }
+    case HIST_DIST_RUNS: {
+        if (d->dist.param == 0)
+            return hist_fail(HIST_ERR_USAGE, "runs:L needs L >= 1");
+        const uint64_t channels = d->problem.channels;
+        for (uint64_t r = 0; r < d->problem.rows; ++r) {
+            /* every row of run k repeats the uniform values of row k */
+            uint64_t source_row = r / d->dist.param;
+            for (uint64_t c = 0; c < channels; ++c)
+                samples[r * channels + c] = uniform_at(d, source_row * channels + c);
+        }
+        return HIST_OK;
+    }
+    }
+    return hist_fail(HIST_ERR_USAGE, "unknown distribution");
+}

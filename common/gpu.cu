@@ -1,0 +1,339 @@
+/**
+ * @file gpu.cu
+ * @brief Device detection, device buffers, event timing with L2 flushes, and the read-only floor.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "gpu.h"
+
+/** @brief Threads per block of the floor kernel. */
+#define FLOOR_THREADS 256
+/** @brief 16-byte loads each floor thread keeps in flight. */
+#define FLOOR_UNROLL 4
+
+struct hist_gpu {
+    hist_device dev;
+    hist_problem problem;
+    const uint8_t *h_samples;
+    int h_registered; /* 1 if h_samples is pinned through cudaHostRegister */
+    uint8_t *d_samples;
+    uint32_t *d_hist;
+    void *d_workspace;
+    uint8_t *d_flush; /* written before every repetition to evict the input from L2 */
+    size_t flush_bytes;
+    uint32_t *d_block_xor; /* one word per floor block */
+    int floor_blocks;
+    cudaEvent_t start, stop;
+};
+
+extern "C" hist_status hist_device_open(hist_device *dev) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
+        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA device (%s)", cudaGetErrorString(err));
+    }
+    if (count == 0)
+        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA device (none found)");
+    cudaDeviceProp prop;
+    HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+    HIST_CUDA_TRY(cudaSetDevice(0));
+    memset(dev, 0, sizeof *dev);
+    dev->ordinal = 0;
+    memcpy(dev->name, prop.name, sizeof dev->name - 1); /* prop.name is NUL-terminated */
+    dev->sm_count = prop.multiProcessorCount;
+    dev->cc_major = prop.major;
+    dev->cc_minor = prop.minor;
+    dev->l2_bytes = (size_t)prop.l2CacheSize;
+    dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    dev->smem_per_sm = prop.sharedMemPerMultiprocessor;
+    dev->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    dev->global_bytes = prop.totalGlobalMem;
+    return HIST_OK;
+}
+
+/* ---- the floor: read every byte once, as fast as the memory system allows ---- */
+
+__device__ __forceinline__ uint32_t fold16(uint4 v) {
+    return v.x ^ v.y ^ v.z ^ v.w;
+}
+
+/**
+ * @brief Read-only streaming pass: each thread XORs 16-byte words in a grid-stride loop, with
+ *        FLOOR_UNROLL independent loads in flight, and each block writes one word.
+ */
+__global__ void floor_kernel(const uint4 *__restrict__ data, size_t n16,
+                             const uint8_t *__restrict__ tail, unsigned tail_bytes,
+                             uint32_t *__restrict__ block_xor) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t x = 0;
+    for (; i + (FLOOR_UNROLL - 1) * stride < n16; i += FLOOR_UNROLL * stride) {
+        uint4 v[FLOOR_UNROLL];
+#pragma unroll
+        for (int u = 0; u < FLOOR_UNROLL; ++u)
+            v[u] = data[i + u * stride]; /* all loads issued before any use */
+#pragma unroll
+        for (int u = 0; u < FLOOR_UNROLL; ++u)
+            x ^= fold16(v[u]);
+    }
+    for (; i < n16; i += stride)
+        x ^= fold16(data[i]);
+    if (blockIdx.x == 0 && threadIdx.x == 0) /* the last, partial 16 bytes */
+        for (unsigned j = 0; j < tail_bytes; ++j)
+            x ^= (uint32_t)tail[j] << (8 * (j % 4));
+
+    __shared__ uint32_t s_warp_xor[FLOOR_THREADS / 32];
+    for (int offset = 16; offset > 0; offset /= 2)
+        x ^= __shfl_xor_sync(0xFFFFFFFFu, x, offset);
+    if (threadIdx.x % 32 == 0)
+        s_warp_xor[threadIdx.x / 32] = x;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < FLOOR_THREADS / 32; ++w)
+            x ^= s_warp_xor[w];
+        block_xor[blockIdx.x] = x;
+    }
+}
+
+static hist_status launch_floor(hist_gpu *g) {
+    const uint64_t bytes = hist_samples(&g->problem);
+    const size_t n16 = (size_t)(bytes / 16);
+    floor_kernel<<<g->floor_blocks, FLOOR_THREADS>>>((const uint4 *)g->d_samples, n16,
+                                                     g->d_samples + n16 * 16,
+                                                     (unsigned)(bytes % 16), g->d_block_xor);
+    HIST_CUDA_TRY_LAUNCH();
+    return HIST_OK;
+}
+
+/* ---- session ---- */
+
+static size_t at_least_16(uint64_t bytes) {
+    return bytes < 16 ? 16 : (size_t)bytes;
+}
+
+/* Device buffers and events of a session, and the input copied over. */
+static hist_status allocate(hist_gpu *g, size_t workspace_bytes) {
+    const uint64_t sample_bytes = hist_samples(&g->problem);
+    const uint64_t hist_bytes = hist_counters(&g->problem) * sizeof(uint32_t);
+    /* pinned input makes the end-to-end copy as fast as the link allows; pageable still works */
+    if (sample_bytes > 0 && cudaHostRegister((void *)g->h_samples, (size_t)sample_bytes,
+                                             cudaHostRegisterReadOnly) == cudaSuccess)
+        g->h_registered = 1;
+    else
+        cudaGetLastError();
+    HIST_CUDA_TRY(cudaMalloc((void **)&g->d_samples, at_least_16(sample_bytes)));
+    HIST_CUDA_TRY(cudaMalloc((void **)&g->d_hist, at_least_16(hist_bytes)));
+    if (workspace_bytes > 0)
+        HIST_CUDA_TRY(cudaMalloc(&g->d_workspace, workspace_bytes));
+    HIST_CUDA_TRY(cudaMalloc((void **)&g->d_flush, g->flush_bytes));
+    HIST_CUDA_TRY(cudaMalloc((void **)&g->d_block_xor, g->floor_blocks * sizeof(uint32_t)));
+    HIST_CUDA_TRY(cudaEventCreate(&g->start));
+    HIST_CUDA_TRY(cudaEventCreate(&g->stop));
+    if (sample_bytes > 0)
+        HIST_CUDA_TRY(cudaMemcpy(g->d_samples, g->h_samples, (size_t)sample_bytes,
+                                 cudaMemcpyHostToDevice));
+    return HIST_OK;
+}
+
+extern "C" hist_status hist_gpu_create(hist_gpu **out, const hist_device *dev,
+                                       const hist_problem *p, const uint8_t *h_samples,
+                                       size_t workspace_bytes) {
+    *out = NULL;
+    const uint64_t sample_bytes = hist_samples(p);
+    const uint64_t hist_bytes = hist_counters(p) * sizeof(uint32_t);
+    const int floor_blocks = dev->sm_count * (dev->max_threads_per_sm / FLOOR_THREADS);
+    const size_t flush_bytes = 2 * dev->l2_bytes;
+    const uint64_t needed = sample_bytes + hist_bytes + workspace_bytes + flush_bytes +
+                            (uint64_t)floor_blocks * sizeof(uint32_t);
+    size_t free_bytes = 0, total_bytes = 0;
+    HIST_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (needed > free_bytes)
+        return hist_fail(HIST_ERR_NOMEM,
+                         "the problem needs %.2f GiB of device memory; %s has %.2f GiB free "
+                         "(%.2f GiB in all)",
+                         needed / 1073741824.0, dev->name, free_bytes / 1073741824.0,
+                         total_bytes / 1073741824.0);
+
+    hist_gpu *g = (hist_gpu *)calloc(1, sizeof *g);
+    if (!g)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    g->dev = *dev;
+    g->problem = *p;
+    g->h_samples = h_samples;
+    g->flush_bytes = flush_bytes;
+    g->floor_blocks = floor_blocks;
+    hist_status s = allocate(g, workspace_bytes);
+    if (s != HIST_OK) {
+        hist_gpu_destroy(g);
+        return s;
+    }
+    *out = g;
+    return HIST_OK;
+}
+
+extern "C" void hist_gpu_destroy(hist_gpu *g) {
+    if (!g)
+        return;
+    cudaFree(g->d_samples);
+    cudaFree(g->d_hist);
+    cudaFree(g->d_workspace);
+    cudaFree(g->d_flush);
+    cudaFree(g->d_block_xor);
+    if (g->start)
+        cudaEventDestroy(g->start);
+    if (g->stop)
+        cudaEventDestroy(g->stop);
+    if (g->h_registered)
+        cudaHostUnregister((void *)g->h_samples);
+    cudaGetLastError();
+    free(g);
+}
+
+/* Evict the input from L2 by writing a buffer twice its size (outside the timed region). */
+static hist_status flush_l2(hist_gpu *g, int rep) {
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_flush, rep & 0xFF, g->flush_bytes));
+    return HIST_OK;
+}
+
+static hist_status elapsed_us(hist_gpu *g, double *out) {
+    float ms = 0.0f;
+    HIST_CUDA_TRY(cudaEventSynchronize(g->stop));
+    HIST_CUDA_TRY(cudaEventElapsedTime(&ms, g->start, g->stop));
+    *out = ms * 1000.0;
+    return HIST_OK;
+}
+
+extern "C" hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *out) {
+    double *times = (double *)calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
+    if (!times)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    hist_status s = HIST_OK;
+    for (int i = 0; i < warmup + reps && s == HIST_OK; ++i) {
+        if ((s = flush_l2(g, i)) != HIST_OK)
+            break;
+        cudaEventRecord(g->start);
+        if ((s = launch_floor(g)) != HIST_OK)
+            break;
+        cudaEventRecord(g->stop);
+        double t = 0.0;
+        if ((s = elapsed_us(g, &t)) == HIST_OK && i >= warmup)
+            times[i - warmup] = t;
+    }
+    if (s == HIST_OK)
+        *out = hist_stats_of(times, reps);
+    free(times);
+    return s;
+}
+
+extern "C" hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum) {
+    hist_status s = launch_floor(g);
+    if (s != HIST_OK)
+        return s;
+    uint32_t *h = (uint32_t *)malloc(g->floor_blocks * sizeof(uint32_t));
+    if (!h)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    cudaError_t err =
+        cudaMemcpy(h, g->d_block_xor, g->floor_blocks * sizeof(uint32_t), cudaMemcpyDeviceToHost);
+    uint32_t x = 0;
+    for (int b = 0; b < g->floor_blocks; ++b)
+        x ^= h[b];
+    free(h);
+    HIST_CUDA_TRY(err);
+    *checksum = x;
+    return HIST_OK;
+}
+
+extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup,
+                                          int reps, hist_stats *kernel, hist_stats *e2e,
+                                          uint32_t *h_hist) {
+    const uint64_t sample_bytes = hist_samples(&g->problem);
+    const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
+    const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
+    const int timed = reps > 0 ? reps : 1;
+    double *times = (double *)calloc((size_t)timed, sizeof *times);
+    if (!times)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    hist_status s = HIST_OK;
+    /* pass 0: kernel only; pass 1: with the input copy in and the result copy out */
+    for (int pass = 0; pass < 2 && s == HIST_OK; ++pass) {
+        hist_stats *stats = pass == 0 ? kernel : e2e;
+        if (pass == 1 && (!e2e || reps == 0))
+            break;
+        for (int i = 0; i < warmup + timed && s == HIST_OK; ++i) {
+            /* poison: an implementation that forgets to zero its output fails verification */
+            if (cudaMemsetAsync(g->d_hist, 0xFF, hist_bytes) != cudaSuccess ||
+                (s = flush_l2(g, i)) != HIST_OK) {
+                s = s != HIST_OK ? s : hist_fail(HIST_ERR_CUDA, "poisoning the output failed");
+                break;
+            }
+            cudaEventRecord(g->start);
+            if (pass == 1 && sample_bytes > 0 &&
+                cudaMemcpyAsync(g->d_samples, g->h_samples, (size_t)sample_bytes,
+                                cudaMemcpyHostToDevice) != cudaSuccess) {
+                s = hist_fail(HIST_ERR_CUDA, "copying the input to the device failed");
+                break;
+            }
+            if ((s = impl->run(&args)) != HIST_OK)
+                break;
+            if (pass == 1 &&
+                cudaMemcpyAsync(h_hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost) !=
+                    cudaSuccess) {
+                s = hist_fail(HIST_ERR_CUDA, "copying the result to the host failed");
+                break;
+            }
+            cudaEventRecord(g->stop);
+            double t = 0.0;
+            if ((s = elapsed_us(g, &t)) == HIST_OK && i >= warmup)
+                times[i - warmup] = t;
+        }
+        if (s == HIST_OK && stats)
+            *stats = hist_stats_of(times, reps);
+        if (s == HIST_OK && pass == 0) {
+            cudaError_t err = cudaMemcpy(h_hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost);
+            if (err != cudaSuccess)
+                s = hist_fail(HIST_ERR_CUDA, "copying the result to the host failed: %s",
+                              cudaGetErrorString(err));
+        }
+    }
+    free(times);
+    if (s == HIST_OK) {
+        cudaError_t err = cudaDeviceSynchronize(); /* a fault inside a kernel surfaces here */
+        if (err != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "%s failed on the device: %s", impl->name,
+                          cudaGetErrorString(err));
+    }
+    return s;
+}
+
+__global__ void spin_kernel(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+extern "C" hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_us,
+                                          double *elapsed) {
+    (void)dev;
+    cudaEvent_t start, stop;
+    HIST_CUDA_TRY(cudaEventCreate(&start));
+    HIST_CUDA_TRY(cudaEventCreate(&stop));
+    cudaEventRecord(start);
+    spin_kernel<<<1, 1>>>((unsigned long long)(sleep_us * 1000.0));
+    cudaError_t launch = cudaGetLastError();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0.0f;
+    cudaError_t timing = cudaEventElapsedTime(&ms, start, stop);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    HIST_CUDA_TRY(launch);
+    HIST_CUDA_TRY(timing);
+    *elapsed = ms * 1000.0;
+    return HIST_OK;
+}

@@ -1,0 +1,91 @@
+/**
+ * @file gpu.h
+ * @brief The GPU side of the harness, behind a plain C API: device detection, device buffers,
+ *        CUDA-event timing with the L2 flushed before every repetition, and the read-only floor.
+ *
+ * Built with nvcc; everything else in the harness is C and never includes a CUDA header.
+ */
+#ifndef HIST_GPU_H
+#define HIST_GPU_H
+
+#include "hist.h"
+#include "timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Find the CUDA device to use (device 0) and read its properties.
+ * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason (no driver, no device) in
+ *         hist_last_error(); the runner then skips GPU work instead of failing.
+ */
+hist_status hist_device_open(hist_device *dev);
+
+/** @brief A GPU session: the input on the device, the output, the L2-flush buffer, events. */
+typedef struct hist_gpu hist_gpu;
+
+/**
+ * @brief Copy a problem's input to the device and allocate everything timing needs.
+ *
+ * Refuses, before allocating, a problem whose buffers do not fit in the device's free memory.
+ * @param out        set to the new session
+ * @param dev        from hist_device_open()
+ * @param p          the problem
+ * @param h_samples  `[rows, channels]` host input; registered as pinned memory while the session
+ *                   lives so that end-to-end times use the fastest host-to-device copy
+ * @param workspace_bytes  the largest workspace any implementation will ask for
+ * @return HIST_OK, HIST_ERR_NOMEM or HIST_ERR_CUDA with a message.
+ */
+hist_status hist_gpu_create(hist_gpu **out, const hist_device *dev, const hist_problem *p,
+                            const uint8_t *h_samples, size_t workspace_bytes);
+
+/** @brief Free a session (NULL is fine). */
+void hist_gpu_destroy(hist_gpu *g);
+
+/**
+ * @brief Time the read-only floor: a streaming kernel that reads every input byte once with
+ *        16-byte loads and writes one word per block.
+ * @param g       the session
+ * @param warmup  untimed runs first
+ * @param reps    timed runs, the L2 flushed before each
+ * @param out     median and min
+ * @return HIST_OK or HIST_ERR_CUDA.
+ */
+hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *out);
+
+/**
+ * @brief The floor kernel's checksum: the XOR of the input read as little-endian 32-bit words
+ *        (zero-padded to 16 bytes), so a test can prove it read every byte.
+ */
+hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum);
+
+/**
+ * @brief Run and time one device implementation.
+ *
+ * Each repetition: poison the output (0xFF bytes), flush the L2, then time with events the call
+ * (which zeros the output itself); end-to-end repetitions also time the host-to-device copy of
+ * the input and the copy of the result back.
+ * @param g        the session
+ * @param impl     a HIST_DEVICE implementation whose constraints hold
+ * @param warmup   untimed calls first
+ * @param reps     timed calls (0: run once, untimed)
+ * @param kernel   kernel-only statistics (may be NULL)
+ * @param e2e      end-to-end statistics (may be NULL: not measured)
+ * @param h_hist   receives the `[channels, bins]` result of the last call
+ * @return HIST_OK, the implementation's error, or HIST_ERR_CUDA.
+ */
+hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, int reps,
+                               hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist);
+
+/**
+ * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.
+ * @return HIST_OK or HIST_ERR_CUDA; @p elapsed_us gets the event-measured time.
+ */
+hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_us, double *elapsed_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_GPU_H */

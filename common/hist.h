@@ -1,0 +1,149 @@
+/**
+ * @file hist.h
+ * @brief The problem every lesson solves, and the one signature every implementation has.
+ *
+ * Input: `uint8` samples of shape `[rows, channels]`, row-major. Output: `uint32` counts of shape
+ * `[channels, bins]`, where `hist[c][b]` counts the rows whose sample in channel `c` falls in bin
+ * `b`. A sample `v` in `[lo, hi]` goes to bin `(v - lo) / width`; other samples are not counted.
+ *
+ * Everything here is plain C11 so that host code, tests and CUDA code share it.
+ */
+#ifndef HIST_H
+#define HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Largest row count whose counts always fit a `uint32` counter. */
+#define HIST_MAX_ROWS UINT64_C(4294967295)
+/** @brief Largest channel count the harness accepts (the histogram alone is then 256 MiB). */
+#define HIST_MAX_CHANNELS 262144u
+
+/** @brief Status codes returned by library code; only `main` turns them into exit codes. */
+typedef enum hist_status {
+    HIST_OK = 0,          /**< success */
+    HIST_ERR_USAGE,       /**< an invalid option or value (exit status 2) */
+    HIST_ERR_IO,          /**< a file could not be read or written (exit status 3) */
+    HIST_ERR_FORMAT,      /**< a malformed `.npy` file (exit status 3) */
+    HIST_ERR_NOMEM,       /**< an allocation failed or the shape is too large (exit status 3) */
+    HIST_ERR_CUDA,        /**< a CUDA call failed (exit status 3) */
+    HIST_ERR_NO_DEVICE,   /**< no usable CUDA device or driver */
+    HIST_ERR_UNSUPPORTED, /**< an implementation cannot handle this problem */
+    HIST_ERR_MISMATCH     /**< a result differs from the reference (exit status 1) */
+} hist_status;
+
+/** @brief Value-range binning: samples in `[lo, hi]` go to bin `(v - lo) / width`. */
+typedef struct hist_binning {
+    uint8_t lo;     /**< lowest counted value */
+    uint8_t hi;     /**< highest counted value, `lo <= hi` */
+    uint32_t width; /**< values per bin, 1..256 */
+} hist_binning;
+
+/** @brief The shape of one histogram problem. */
+typedef struct hist_problem {
+    uint64_t rows;        /**< number of rows, `0 <= rows <= HIST_MAX_ROWS` */
+    uint32_t channels;    /**< number of channels, `1..HIST_MAX_CHANNELS` */
+    hist_binning binning; /**< how values map to bins */
+} hist_problem;
+
+/** @brief Number of bins of a binning: `(hi - lo) / width + 1` (the last bin may be narrower). */
+static inline uint32_t hist_bins(hist_binning b) {
+    return (uint32_t)(b.hi - b.lo) / b.width + 1u;
+}
+
+/** @brief True for the byte histogram (`lo = 0`, `hi = 255`, `width = 1`: 256 bins). */
+static inline int hist_is_byte_binning(hist_binning b) {
+    return b.lo == 0 && b.hi == 255 && b.width == 1;
+}
+
+/** @brief Number of samples, `rows * channels`. */
+static inline uint64_t hist_samples(const hist_problem *p) {
+    return p->rows * (uint64_t)p->channels;
+}
+
+/** @brief Number of counters in the output, `channels * bins`. */
+static inline uint64_t hist_counters(const hist_problem *p) {
+    return (uint64_t)p->channels * hist_bins(p->binning);
+}
+
+/**
+ * @brief Check a problem: binning valid, shape within the limits, counts cannot overflow.
+ * @return HIST_OK, or HIST_ERR_USAGE with the reason in hist_last_error().
+ */
+hist_status hist_problem_validate(const hist_problem *p);
+
+/** @brief Where an implementation runs, and so where its buffers live. */
+typedef enum hist_where {
+    HIST_HOST = 0, /**< CPU code: host pointers */
+    HIST_DEVICE    /**< GPU code: device pointers, work queued on the default stream */
+} hist_where;
+
+/** @brief What the harness knows of the GPU (filled by hist_device_open()). */
+typedef struct hist_device {
+    int ordinal;                 /**< CUDA device number */
+    char name[256];              /**< e.g. "NVIDIA H100 80GB HBM3" */
+    int sm_count;                /**< multiprocessors (132 on an H100 SXM) */
+    int cc_major;                /**< compute capability, major */
+    int cc_minor;                /**< compute capability, minor */
+    size_t l2_bytes;             /**< L2 cache size (50 MiB on an H100) */
+    size_t smem_per_block_optin; /**< shared memory a block may opt in to (227 KiB on Hopper) */
+    size_t smem_per_sm;          /**< shared memory per multiprocessor */
+    int max_threads_per_sm;      /**< resident threads per multiprocessor */
+    size_t global_bytes;         /**< device memory */
+} hist_device;
+
+/** @brief Everything one call of an implementation gets. */
+typedef struct hist_args {
+    const hist_problem *problem; /**< the shape and binning */
+    const uint8_t *samples;      /**< `[rows, channels]` input (device pointer for GPU code) */
+    uint32_t *hist;              /**< `[channels, bins]` output, overwritten (zeroing is the
+                                      implementation's job and is timed) */
+    void *workspace;             /**< `workspace_bytes` bytes of scratch, or NULL */
+    const hist_device *device;   /**< the GPU, for device implementations; NULL on the host */
+    int threads;                 /**< worker threads a host implementation may use */
+} hist_args;
+
+/** @brief The one signature every implementation has. */
+typedef hist_status (*hist_fn)(const hist_args *args);
+
+/** @brief One registry entry: an implementation and what it needs. */
+typedef struct hist_impl {
+    const char *name;        /**< unique, used by `--impl`, e.g. "cpu_private" */
+    const char *lesson;      /**< the lesson folder, e.g. "day01_cpu" */
+    hist_where where;        /**< host or device */
+    const char *summary;     /**< one line: what this version does */
+    const char *constraints; /**< one line for `--list`, e.g. "byte histogram only" */
+    /** Why this problem cannot run here (a sentence), or NULL if it can. NULL pointer: any. */
+    const char *(*unsupported)(const hist_problem *p, const hist_device *dev);
+    /** Scratch bytes needed (allocated outside the timed region). NULL pointer: none. */
+    size_t (*workspace_bytes)(const hist_problem *p, const hist_device *dev);
+    hist_fn run; /**< the implementation */
+} hist_impl;
+
+/**
+ * @brief The last error message set by library code in this thread ("" if none).
+ */
+const char *hist_last_error(void);
+
+/**
+ * @brief Set the message that hist_last_error() returns, printf-style.
+ * @return @p status, so that `return hist_fail(HIST_ERR_IO, "...")` reads well.
+ */
+hist_status hist_fail(hist_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** @brief The exit status for a status code: 0, 1 (mismatch), 2 (usage) or 3 (runtime). */
+int hist_exit_code(hist_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_H */

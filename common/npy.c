@@ -1,0 +1,346 @@
+/**
+ * @file npy.c
+ * @brief A strict `.npy` reader (uint8, 2-D, C order) and an atomic writer.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "npy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the .npy writer assumes a little-endian host"
+#endif
+
+#define NPY_MAGIC "\x93NUMPY"
+#define NPY_MAGIC_LEN 6
+#define NPY_MAX_HEADER (1u << 20) /* a sane bound for version 2/3 headers */
+
+/* ---- header parsing: a tiny reader for the one dict literal numpy writes ---- */
+
+typedef struct cursor {
+    const char *p;
+    const char *end;
+} cursor;
+
+static void skip_space(cursor *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
+        ++c->p;
+}
+
+static int accept(cursor *c, char ch) {
+    skip_space(c);
+    if (c->p < c->end && *c->p == ch) {
+        ++c->p;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted Python string ('...' or "..."), copied into out (at most cap - 1 chars). */
+static int parse_string(cursor *c, char *out, size_t cap) {
+    skip_space(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return 0;
+    const char quote = *c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != quote) {
+        if (n + 1 >= cap)
+            return 0;
+        out[n++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    ++c->p;
+    out[n] = '\0';
+    return 1;
+}
+
+static int parse_uint(cursor *c, uint64_t *out) {
+    skip_space(c);
+    if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+        return 0;
+    uint64_t v = 0;
+    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+        unsigned digit = (unsigned)(*c->p - '0');
+        if (v > (UINT64_MAX - digit) / 10)
+            return 0;
+        v = v * 10 + digit;
+        ++c->p;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_word(cursor *c, const char *word) {
+    skip_space(c);
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0)
+        return 0;
+    c->p += n;
+    return 1;
+}
+
+/* (a, b, ...) with an optional trailing comma; () is a 0-d shape. */
+static int parse_shape(cursor *c, hist_npy_header *h) {
+    if (!accept(c, '('))
+        return 0;
+    h->ndim = 0;
+    if (accept(c, ')'))
+        return 1;
+    for (;;) {
+        if (h->ndim == 8 || !parse_uint(c, &h->shape[h->ndim]))
+            return 0;
+        h->ndim++;
+        if (accept(c, ')'))
+            return 1;
+        if (!accept(c, ','))
+            return 0;
+        if (accept(c, ')'))
+            return 1;
+    }
+}
+
+hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_header *out) {
+    if (len < NPY_MAGIC_LEN + 4 || memcmp(buf, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
+        return hist_fail(HIST_ERR_FORMAT, "not a .npy file (no \\x93NUMPY magic)");
+    const unsigned major = buf[6];
+    size_t header_len, prefix;
+    if (major == 1) {
+        header_len = (size_t)buf[8] | (size_t)buf[9] << 8;
+        prefix = 10;
+    } else if (major == 2 || major == 3) {
+        if (len < 12)
+            return hist_fail(HIST_ERR_FORMAT, "truncated .npy header");
+        header_len = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
+                     (size_t)buf[11] << 24;
+        prefix = 12;
+        if (header_len > NPY_MAX_HEADER)
+            return hist_fail(HIST_ERR_FORMAT, ".npy header of %zu bytes is too long", header_len);
+    } else {
+        return hist_fail(HIST_ERR_FORMAT, "unsupported .npy version %u.%u", major, buf[7]);
+    }
+    if (len - prefix < header_len)
+        return hist_fail(HIST_ERR_FORMAT, "truncated .npy header");
+
+    hist_npy_header h;
+    memset(&h, 0, sizeof h);
+    h.ndim = -1;
+    h.fortran_order = -1;
+    h.data_offset = prefix + header_len;
+    cursor c = {(const char *)buf + prefix, (const char *)buf + prefix + header_len};
+    if (header_len == 0 || c.end[-1] != '\n')
+        return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (no final newline)");
+    c.end--;
+    if (!accept(&c, '{'))
+        return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (no dict)");
+    while (!accept(&c, '}')) {
+        char key[32];
+        if (!parse_string(&c, key, sizeof key) || !accept(&c, ':'))
+            return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (bad key)");
+        int ok;
+        if (strcmp(key, "descr") == 0) {
+            ok = parse_string(&c, h.descr, sizeof h.descr);
+        } else if (strcmp(key, "fortran_order") == 0) {
+            ok = 1;
+            if (parse_word(&c, "True"))
+                h.fortran_order = 1;
+            else if (parse_word(&c, "False"))
+                h.fortran_order = 0;
+            else
+                ok = 0;
+        } else if (strcmp(key, "shape") == 0) {
+            ok = parse_shape(&c, &h);
+        } else {
+            return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (unknown key '%s')", key);
+        }
+        if (!ok)
+            return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (bad value for '%s')", key);
+        if (!accept(&c, ',')) {
+            if (!accept(&c, '}'))
+                return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (expected , or })");
+            break;
+        }
+    }
+    skip_space(&c);
+    if (c.p != c.end)
+        return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (text after the dict)");
+    if (h.descr[0] == '\0' || h.fortran_order < 0 || h.ndim < 0)
+        return hist_fail(HIST_ERR_FORMAT, "malformed .npy header (descr, fortran_order and shape "
+                                          "are all required)");
+    *out = h;
+    return HIST_OK;
+}
+
+/* ---- reading ---- */
+
+static int is_uint8_descr(const char *d) {
+    return strcmp(d, "|u1") == 0 || strcmp(d, "<u1") == 0 || strcmp(d, ">u1") == 0 ||
+           strcmp(d, "=u1") == 0 || strcmp(d, "u1") == 0 || strcmp(d, "B") == 0;
+}
+
+static hist_status read_exact(FILE *f, void *dst, size_t n, const char *path) {
+    if (n > 0 && fread(dst, 1, n, f) != n)
+        return ferror(f) ? hist_fail(HIST_ERR_IO, "cannot read '%s': %s", path, strerror(errno))
+                         : hist_fail(HIST_ERR_FORMAT, "'%s' is truncated", path);
+    return HIST_OK;
+}
+
+hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
+                             uint64_t *channels) {
+    *samples = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return hist_fail(HIST_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return hist_fail(HIST_ERR_IO, "'%s' is not a regular file", path);
+    }
+    const uint64_t file_bytes = (uint64_t)st.st_size;
+
+    /* the fixed prefix says how long the header is; then read prefix + header in one buffer */
+    uint8_t prefix[12] = {0};
+    size_t got = fread(prefix, 1, sizeof prefix, f);
+    size_t header_total = 0;
+    if (got >= 10 && memcmp(prefix, NPY_MAGIC, NPY_MAGIC_LEN) == 0) {
+        if (prefix[6] == 1)
+            header_total = 10 + ((size_t)prefix[8] | (size_t)prefix[9] << 8);
+        else if (got == 12)
+            header_total = 12 + ((size_t)prefix[8] | (size_t)prefix[9] << 8 |
+                                 (size_t)prefix[10] << 16 | (size_t)prefix[11] << 24);
+    }
+    if (header_total == 0 || header_total > NPY_MAX_HEADER + 12 || header_total > file_bytes) {
+        hist_npy_header h;
+        hist_status s = hist_npy_parse_header(prefix, got, &h); /* names the precise problem */
+        fclose(f);
+        return s != HIST_OK ? hist_fail(HIST_ERR_FORMAT, "'%s': %s", path, hist_last_error())
+                            : hist_fail(HIST_ERR_FORMAT, "'%s': truncated .npy header", path);
+    }
+    uint8_t *header = malloc(header_total);
+    if (!header) {
+        fclose(f);
+        return hist_fail(HIST_ERR_NOMEM, "out of memory reading '%s'", path);
+    }
+    hist_npy_header h;
+    hist_status s = HIST_OK;
+    if (fseek(f, 0, SEEK_SET) != 0 || (s = read_exact(f, header, header_total, path)) != HIST_OK) {
+        free(header);
+        fclose(f);
+        return s != HIST_OK ? s : hist_fail(HIST_ERR_IO, "cannot read '%s'", path);
+    }
+    s = hist_npy_parse_header(header, header_total, &h);
+    free(header);
+    if (s != HIST_OK) {
+        fclose(f);
+        return hist_fail(s, "'%s': %s", path, hist_last_error());
+    }
+
+    if (!is_uint8_descr(h.descr))
+        s = hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)", path, h.descr);
+    else if (h.fortran_order)
+        s = hist_fail(HIST_ERR_FORMAT, "'%s' is in Fortran order; save it C-ordered "
+                                       "(numpy.ascontiguousarray)", path);
+    else if (h.ndim != 2)
+        s = hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]",
+                      path, h.ndim);
+    else if (h.shape[1] > 0 && h.shape[0] > UINT64_MAX / h.shape[1])
+        s = hist_fail(HIST_ERR_FORMAT, "'%s': shape is too large", path);
+    else if (h.shape[0] * h.shape[1] != file_bytes - h.data_offset)
+        s = hist_fail(HIST_ERR_FORMAT,
+                      "'%s': shape (%llu, %llu) needs %llu bytes of data, the file holds %llu",
+                      path, (unsigned long long)h.shape[0], (unsigned long long)h.shape[1],
+                      (unsigned long long)(h.shape[0] * h.shape[1]),
+                      (unsigned long long)(file_bytes - h.data_offset));
+    if (s != HIST_OK) {
+        fclose(f);
+        return s;
+    }
+
+    const uint64_t bytes = h.shape[0] * h.shape[1];
+    uint8_t *data = NULL;
+    if (bytes > 0) {
+        data = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
+        if (!data) {
+            fclose(f);
+            return hist_fail(HIST_ERR_NOMEM, "out of memory: '%s' needs %llu bytes", path,
+                             (unsigned long long)bytes);
+        }
+        if ((s = read_exact(f, data, (size_t)bytes, path)) != HIST_OK) {
+            free(data);
+            fclose(f);
+            return s;
+        }
+    }
+    fclose(f);
+    *samples = data;
+    *rows = h.shape[0];
+    *channels = h.shape[1];
+    return HIST_OK;
+}
+
+/* ---- writing ---- */
+
+static hist_status write_npy(const char *path, const char *descr, const void *data,
+                             size_t elem_bytes, uint64_t rows, uint64_t cols) {
+    /* header padded with spaces so that the data starts on a 64-byte boundary, as numpy does */
+    char header[256];
+    int n = snprintf(header, sizeof header,
+                     "{'descr': '%s', 'fortran_order': False, 'shape': (%llu, %llu), }", descr,
+                     (unsigned long long)rows, (unsigned long long)cols);
+    size_t total = 10 + (size_t)n + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    memset(header + n, ' ', padded - total);
+    header[padded - 10 - 1] = '\n';
+    const size_t header_len = padded - 10;
+    const uint8_t prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                (uint8_t)(header_len & 0xFF), (uint8_t)(header_len >> 8)};
+
+    size_t path_len = strlen(path);
+    char *tmp = malloc(path_len + 16);
+    if (!tmp)
+        return hist_fail(HIST_ERR_NOMEM, "out of memory writing '%s'", path);
+    snprintf(tmp, path_len + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        hist_status s = hist_fail(HIST_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        free(tmp);
+        return s;
+    }
+    FILE *f = fdopen(fd, "wb");
+    int ok = f != NULL;
+    const uint64_t data_bytes = rows * cols * elem_bytes;
+    ok = ok && fchmod(fd, 0644) == 0;
+    ok = ok && fwrite(prefix, 1, sizeof prefix, f) == sizeof prefix;
+    ok = ok && fwrite(header, 1, header_len, f) == header_len;
+    ok = ok && (data_bytes == 0 || fwrite(data, 1, data_bytes, f) == data_bytes);
+    ok = ok && fflush(f) == 0 && fsync(fd) == 0;
+    int saved_errno = errno;
+    if (f)
+        ok = (fclose(f) == 0) && ok;
+    else
+        close(fd);
+    if (ok && rename(tmp, path) == 0) {
+        free(tmp);
+        return HIST_OK;
+    }
+    if (ok)
+        saved_errno = errno;
+    unlink(tmp);
+    free(tmp);
+    return hist_fail(HIST_ERR_IO, "cannot write '%s': %s", path, strerror(saved_errno));
+}
+
+hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t rows,
+                               uint64_t cols) {
+    return write_npy(path, "<u4", data, sizeof(uint32_t), rows, cols);
+}
+
+hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows,
+                              uint64_t cols) {
+    return write_npy(path, "|u1", data, 1, rows, cols);
+}

@@ -1,0 +1,69 @@
+/**
+ * @file npy.h
+ * @brief The `.npy` format (NumPy's own, version 1.0 to 3.0): uint8 2-D input, uint32 output.
+ *
+ * A header is `\x93NUMPY`, a version, a little-endian header length and a Python dict literal
+ * such as `{'descr': '|u1', 'fortran_order': False, 'shape': (1048576, 512), }`; the data follows.
+ */
+#ifndef HIST_NPY_H
+#define HIST_NPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief What a parsed `.npy` header says. */
+typedef struct hist_npy_header {
+    char descr[16];       /**< dtype string, e.g. "|u1" */
+    int fortran_order;    /**< 1 if column-major */
+    int ndim;             /**< number of dimensions (0..8) */
+    uint64_t shape[8];    /**< the dimensions */
+    size_t data_offset;   /**< where the data starts in the file */
+} hist_npy_header;
+
+/**
+ * @brief Parse the header at the start of @p buf (the first @p len bytes of a file).
+ * @return HIST_OK, or HIST_ERR_FORMAT with the reason in hist_last_error().
+ */
+hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_header *out);
+
+/**
+ * @brief Read a `[rows, channels]` uint8 C-order array.
+ *
+ * The file must hold exactly `rows * channels` bytes of data after its header.
+ * @param path      the file
+ * @param samples   set to a malloc'd buffer the caller frees (NULL when the array is empty)
+ * @param rows      set to the first dimension
+ * @param channels  set to the second dimension
+ * @return HIST_OK, HIST_ERR_IO, HIST_ERR_FORMAT or HIST_ERR_NOMEM, with a message.
+ */
+hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
+                             uint64_t *channels);
+
+/**
+ * @brief Write a `[rows, cols]` uint32 array, atomically.
+ *
+ * The data goes to a temporary file in the same folder that is renamed over @p path only once
+ * complete, so @p path never holds a partial file.
+ * @return HIST_OK or HIST_ERR_IO with a message.
+ */
+hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t rows,
+                               uint64_t cols);
+
+/**
+ * @brief Write a `[rows, cols]` uint8 array, atomically (used to save generated datasets).
+ * @return HIST_OK or HIST_ERR_IO with a message.
+ */
+hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows,
+                              uint64_t cols);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_NPY_H */

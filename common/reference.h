@@ -1,0 +1,38 @@
+/**
+ * @file reference.h
+ * @brief The obviously-correct CPU reference and exact verification.
+ */
+#ifndef HIST_REFERENCE_H
+#define HIST_REFERENCE_H
+
+#include <stdio.h>
+
+#include "hist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief The reference loop: every sample, in order, one counter increment.
+ * @param p        the problem
+ * @param samples  `[rows, channels]` host input
+ * @param hist     `[channels, bins]` host output, overwritten
+ */
+void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist);
+
+/**
+ * @brief Compare two histograms exactly.
+ *
+ * Prints the first @p max_report mismatches to @p report (NULL: print nothing) as
+ * `channel, bin, expected, got`, then a line with the total.
+ * @return the number of counters that differ (0: identical).
+ */
+uint64_t hist_verify(const hist_problem *p, const uint32_t *expected, const uint32_t *got,
+                     unsigned max_report, FILE *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_REFERENCE_H */

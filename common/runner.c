@@ -1,0 +1,369 @@
+/**
+ * @file runner.c
+ * @brief The runner: load or generate the data, run every implementation, verify, report.
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "npy.h"
+#include "reference.h"
+
+/* ---- running one implementation ---- */
+
+static int is_selected(const hist_options *o, const hist_impl *impl) {
+    if (!o->impl)
+        return 1;
+    const size_t n = strlen(impl->name);
+    for (const char *p = o->impl; (p = strstr(p, impl->name)) != NULL; p += n)
+        if ((p == o->impl || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static size_t workspace_of(const hist_impl *impl, const hist_problem *p, const hist_device *dev) {
+    return impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
+}
+
+static const char *unsupported_reason(const hist_impl *impl, const hist_problem *p,
+                                      const hist_device *dev) {
+    return impl->unsupported ? impl->unsupported(p, dev) : NULL;
+}
+
+/* Time a host implementation: poison, run, repeat; host clock. */
+static hist_status time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
+                             uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
+                             int progress) {
+    const size_t hist_bytes = (size_t)hist_counters(p) * sizeof(uint32_t);
+    const size_t ws_bytes = workspace_of(impl, p, NULL);
+    void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
+    double *times = calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
+    if ((ws_bytes && !workspace) || !times) {
+        free(workspace);
+        free(times);
+        return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
+    }
+    const hist_args args = {p, samples, hist, workspace, NULL, threads};
+    hist_status s = HIST_OK;
+    const int total = warmup + (reps > 0 ? reps : 1);
+    for (int i = 0; i < total && s == HIST_OK; ++i) {
+        if (progress)
+            fprintf(stderr, "\r  %-24s rep %d/%d ", impl->name, i + 1, total);
+        memset(hist, 0xFF, hist_bytes); /* an implementation must zero its own output */
+        const double t0 = hist_now_us();
+        s = impl->run(&args);
+        const double t1 = hist_now_us();
+        if (i >= warmup && reps > 0)
+            times[i - warmup] = t1 - t0;
+    }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    if (s == HIST_OK && out)
+        *out = hist_stats_of(times, reps);
+    free(times);
+    free(workspace);
+    return s;
+}
+
+hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
+                          const uint8_t *samples, uint32_t *hist, int threads) {
+    if (impl->where == HIST_HOST)
+        return time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
+    if (!dev)
+        return hist_fail(HIST_ERR_NO_DEVICE, "%s needs a CUDA device", impl->name);
+    hist_gpu *g = NULL;
+    hist_status s = hist_gpu_create(&g, dev, p, samples, workspace_of(impl, p, dev));
+    if (s == HIST_OK)
+        s = hist_gpu_time_impl(g, impl, 0, 0, NULL, NULL, hist);
+    hist_gpu_destroy(g);
+    return s;
+}
+
+/* ---- reporting ---- */
+
+static void format_time(double us, char *buf, size_t len) {
+    if (us >= 1e6)
+        snprintf(buf, len, "%.3f s", us / 1e6);
+    else if (us >= 1e3)
+        snprintf(buf, len, "%.2f ms", us / 1e3);
+    else
+        snprintf(buf, len, "%.1f us", us);
+}
+
+static void print_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
+                        const hist_stats *floor, double reference_us) {
+    const double bytes = (double)hist_samples(p);
+    fprintf(f, "%-22s %-20s %-6s %11s %11s %11s %8s %7s %8s  %s\n", "lesson", "implementation",
+            "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "check");
+    for (size_t i = 0; i < n; ++i) {
+        const hist_result *r = &results[i];
+        if (!r->ran) {
+            fprintf(f, "%-22s %-20s %-6s skipped: %s\n", r->impl->lesson, r->impl->name,
+                    r->impl->where == HIST_HOST ? "host" : "device", r->skip_reason);
+            continue;
+        }
+        char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-";
+        format_time(r->time.median_us, median, sizeof median);
+        format_time(r->time.min_us, min, sizeof min);
+        if (r->e2e.reps > 0)
+            format_time(r->e2e.median_us, e2e, sizeof e2e);
+        if (r->time.median_us > 0) {
+            snprintf(gbps, sizeof gbps, "%.1f", bytes / (r->time.median_us * 1e3));
+            if (r->impl->where == HIST_DEVICE && floor->reps > 0)
+                snprintf(pct, sizeof pct, "%.0f%%", 100.0 * floor->median_us / r->time.median_us);
+            if (reference_us > 0)
+                snprintf(speedup, sizeof speedup, "%.2fx", reference_us / r->time.median_us);
+        }
+        fprintf(f, "%-22s %-20s %-6s %11s %11s %11s %8s %7s %8s  %s\n", r->impl->lesson,
+                r->impl->name, r->impl->where == HIST_HOST ? "host" : "device", median, min, e2e,
+                gbps, pct, speedup, r->mismatches == 0 ? "exact" : "MISMATCH");
+    }
+}
+
+static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
+                      const hist_problem *p, const char *gpu, const hist_stats *floor,
+                      double reference_us) {
+    char dist[32];
+    hist_dist_format(o->data.dist, dist, sizeof dist);
+    fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
+               "gb_per_s,pct_of_floor,speedup_vs_reference,check,floor_median_us,gpu,rows,"
+               "channels,bins,dist,seed,reps,threads\n");
+    for (size_t i = 0; i < n; ++i) {
+        const hist_result *r = &results[i];
+        const double t = r->time.median_us;
+        fprintf(f, "%s,%s,%s,%s,", r->impl->lesson, r->impl->name,
+                r->impl->where == HIST_HOST ? "host" : "device", r->ran ? "ran" : "skipped");
+        if (r->ran)
+            fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%s,", t, r->time.min_us,
+                    r->e2e.median_us, r->e2e.min_us, t > 0 ? hist_samples(p) / (t * 1e3) : 0.0,
+                    r->impl->where == HIST_DEVICE && floor->reps > 0 && t > 0
+                        ? 100.0 * floor->median_us / t
+                        : 0.0,
+                    reference_us > 0 && t > 0 ? reference_us / t : 0.0,
+                    r->mismatches == 0 ? "exact" : "mismatch");
+        else
+            fprintf(f, ",,,,,,,skipped: %s,", r->skip_reason);
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d\n", floor->median_us, gpu,
+                (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
+                (unsigned long long)o->data.seed, o->reps, o->threads);
+    }
+}
+
+static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
+    fprintf(f, "%-22s %-20s %-6s %s\n", "lesson", "implementation", "where", "what / constraints");
+    for (size_t i = 0; i < count; ++i)
+        fprintf(f, "%-22s %-20s %-6s %s\n%51s constraints: %s\n", impls[i].lesson, impls[i].name,
+                impls[i].where == HIST_HOST ? "host" : "device", impls[i].summary, "",
+                impls[i].constraints);
+}
+
+/* ---- the program ---- */
+
+typedef struct run_state {
+    uint8_t *samples;
+    uint32_t *expected;
+    uint32_t *got;
+    uint32_t *first_result;
+    hist_result *results;
+    hist_gpu *gpu;
+} run_state;
+
+static void free_state(run_state *st) {
+    hist_gpu_destroy(st->gpu);
+    free(st->samples);
+    free(st->expected);
+    free(st->got);
+    free(st->first_result);
+    free(st->results);
+}
+
+static hist_status load_samples(const hist_options *o, hist_problem *p, run_state *st) {
+    if (o->input) {
+        uint64_t rows = 0, channels = 0;
+        hist_status s = hist_npy_read_u8(o->input, &st->samples, &rows, &channels);
+        if (s != HIST_OK)
+            return s;
+        if (channels < 1 || channels > HIST_MAX_CHANNELS || rows > HIST_MAX_ROWS)
+            return hist_fail(HIST_ERR_FORMAT,
+                             "'%s' has shape (%llu, %llu); accepted: 1..%u channels and at most "
+                             "%llu rows (uint32 counts)",
+                             o->input, (unsigned long long)rows, (unsigned long long)channels,
+                             HIST_MAX_CHANNELS, (unsigned long long)HIST_MAX_ROWS);
+        p->rows = rows;
+        p->channels = (uint32_t)channels;
+        return HIST_OK;
+    }
+    const uint64_t bytes = hist_samples(p);
+    st->samples = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!st->samples)
+        return hist_fail(HIST_ERR_NOMEM, "out of memory: the samples need %.2f GiB",
+                         bytes / 1073741824.0);
+    hist_dataset d = o->data;
+    d.problem = *p;
+    return hist_generate(&d, st->samples);
+}
+
+static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t count,
+                           int *any_mismatch) {
+    run_state st;
+    memset(&st, 0, sizeof st);
+    hist_problem p = o->data.problem;
+    const int progress = isatty(STDERR_FILENO);
+    hist_status s = load_samples(o, &p, &st);
+    if (s == HIST_OK && o->save_input)
+        s = hist_npy_write_u8(o->save_input, st.samples, p.rows, p.channels);
+    const size_t hist_bytes = (size_t)hist_counters(&p) * sizeof(uint32_t);
+    if (s == HIST_OK) {
+        st.expected = malloc(hist_bytes);
+        st.got = malloc(hist_bytes);
+        st.results = calloc(count, sizeof *st.results);
+        if (!st.expected || !st.got || !st.results)
+            s = hist_fail(HIST_ERR_NOMEM, "out of memory for the histograms");
+    }
+    if (s != HIST_OK) {
+        free_state(&st);
+        return s;
+    }
+    hist_reference(&p, st.samples, st.expected);
+
+    /* which implementations run; the GPU is opened only if one of them needs it */
+    hist_device dev;
+    const hist_device *device = NULL;
+    char no_gpu[200] = "";
+    size_t workspace = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (impls[i].where != HIST_DEVICE || !is_selected(o, &impls[i]))
+            continue;
+        if (!device && no_gpu[0] == '\0') {
+            if (hist_device_open(&dev) == HIST_OK)
+                device = &dev;
+            else
+                snprintf(no_gpu, sizeof no_gpu, "%s", hist_last_error());
+        }
+        if (device && !unsupported_reason(&impls[i], &p, device)) {
+            size_t w = workspace_of(&impls[i], &p, device);
+            workspace = w > workspace ? w : workspace;
+        }
+    }
+
+    char dist[32];
+    hist_dist_format(o->data.dist, dist, sizeof dist);
+    printf("# rows=%llu channels=%u bins=%u (lo=%u hi=%u width=%u) ", (unsigned long long)p.rows,
+           p.channels, hist_bins(p.binning), p.binning.lo, p.binning.hi, p.binning.width);
+    if (o->input)
+        printf("input=%s\n", o->input);
+    else
+        printf("values=%u..%u dist=%s seed=%llu preset=%s\n", o->data.vmin, o->data.vmax, dist,
+               (unsigned long long)o->data.seed, o->preset);
+    printf("# reps=%d warmup=%d threads=%d; GPU: %s\n", o->reps, o->warmup, o->threads,
+           device ? dev.name : (no_gpu[0] ? no_gpu : "not needed"));
+
+    hist_stats floor = {0, 0, 0};
+    if (device) {
+        s = hist_gpu_create(&st.gpu, device, &p, st.samples, workspace);
+        if (s == HIST_OK)
+            s = hist_gpu_time_floor(st.gpu, o->warmup, o->reps, &floor);
+        if (s != HIST_OK) {
+            free_state(&st);
+            return s;
+        }
+        printf("# read-only floor: median %.1f us, min %.1f us (%.0f GB/s), %d SMs, %.0f MiB L2\n",
+               floor.median_us, floor.min_us, hist_samples(&p) / (floor.median_us * 1e3),
+               dev.sm_count, dev.l2_bytes / 1048576.0);
+    }
+
+    size_t n = 0;
+    double reference_us = 0.0;
+    for (size_t i = 0; i < count && s == HIST_OK; ++i) {
+        const hist_impl *impl = &impls[i];
+        if (!is_selected(o, impl))
+            continue;
+        hist_result *r = &st.results[n++];
+        r->impl = impl;
+        const char *why = impl->where == HIST_DEVICE && !device ? no_gpu
+                                                                : unsupported_reason(impl, &p, device);
+        if (why) {
+            snprintf(r->skip_reason, sizeof r->skip_reason, "%s", why);
+            continue;
+        }
+        if (impl->where == HIST_HOST) {
+            s = time_host(impl, &p, st.samples, st.got, o->threads, o->warmup, o->reps, &r->time,
+                          progress);
+        } else {
+            if (progress)
+                fprintf(stderr, "\r  %-24s %d reps ", impl->name, o->warmup + o->reps);
+            s = hist_gpu_time_impl(st.gpu, impl, o->warmup, o->reps, &r->time, &r->e2e, st.got);
+            if (progress)
+                fprintf(stderr, "\r%60s\r", "");
+        }
+        if (s != HIST_OK)
+            break;
+        r->ran = 1;
+        if (strcmp(impl->name, "cpu_reference") == 0)
+            reference_us = r->time.median_us;
+        if (!st.first_result) {
+            st.first_result = malloc(hist_bytes);
+            if (!st.first_result) {
+                s = hist_fail(HIST_ERR_NOMEM, "out of memory for the histograms");
+                break;
+            }
+            memcpy(st.first_result, st.got, hist_bytes);
+        }
+        r->mismatches = hist_verify(&p, st.expected, st.got, 0, NULL);
+        if (r->mismatches) {
+            *any_mismatch = 1;
+            fprintf(stderr, "%s differs from the reference:\n", impl->name);
+            hist_verify(&p, st.expected, st.got, 10, stderr);
+        }
+    }
+    if (s == HIST_OK) {
+        print_table(stdout, st.results, n, &p, &floor, reference_us);
+        if (o->output)
+            s = hist_npy_write_u32(o->output, st.first_result ? st.first_result : st.expected,
+                                   p.channels, hist_bins(p.binning));
+    }
+    if (s == HIST_OK && o->csv) {
+        FILE *f = fopen(o->csv, "w");
+        if (!f)
+            s = hist_fail(HIST_ERR_IO, "cannot write '%s'", o->csv);
+        else {
+            write_csv(f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
+            if (fclose(f) != 0)
+                s = hist_fail(HIST_ERR_IO, "cannot write '%s'", o->csv);
+        }
+    }
+    free_state(&st);
+    return s;
+}
+
+int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
+    const char *slash = strrchr(argv[0], '/');
+    const char *program = slash ? slash + 1 : argv[0];
+    hist_options o;
+    hist_status s = hist_parse_args(argc, argv, impls, count, &o);
+    if (s != HIST_OK) {
+        fprintf(stderr, "%s: %s\n", program, hist_last_error());
+        return hist_exit_code(s);
+    }
+    if (o.help) {
+        hist_print_usage(stdout, program);
+        return 0;
+    }
+    if (o.list) {
+        print_registry(stdout, impls, count);
+        return 0;
+    }
+    int any_mismatch = 0;
+    s = run_all(&o, impls, count, &any_mismatch);
+    if (s != HIST_OK) {
+        fflush(stdout);
+        fprintf(stderr, "%s: error: %s\n", program, hist_last_error());
+        return hist_exit_code(s);
+    }
+    return any_mismatch ? hist_exit_code(HIST_ERR_MISMATCH) : 0;
+}

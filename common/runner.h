@@ -1,0 +1,84 @@
+/**
+ * @file runner.h
+ * @brief The command line every lesson binary shares, and the runner that times and checks
+ *        every registered implementation.
+ *
+ * A lesson's `main` is one line: `return hist_main(argc, argv, impls, count);`.
+ */
+#ifndef HIST_RUNNER_H
+#define HIST_RUNNER_H
+
+#include <stdio.h>
+
+#include "data.h"
+#include "hist.h"
+#include "timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Everything the command line can say. */
+typedef struct hist_options {
+    hist_dataset data;      /**< the dataset (preset, then overrides) */
+    const char *preset;     /**< preset name */
+    const char *input;      /**< `--input` .npy file, or NULL to generate */
+    const char *output;     /**< `--output` .npy file, or NULL */
+    const char *save_input; /**< `--save-input` .npy file for the generated samples, or NULL */
+    const char *csv;        /**< `--csv` file, or NULL */
+    const char *impl;       /**< `--impl` comma-separated names, or NULL for all */
+    int reps;               /**< timed repetitions */
+    int warmup;             /**< untimed repetitions before them */
+    int threads;            /**< worker threads for host implementations */
+    int list;               /**< `--list`: print the registry and exit */
+    int help;               /**< `--help`: print usage and exit */
+} hist_options;
+
+/**
+ * @brief Parse a command line (getopt_long) against a registry.
+ *
+ * The preset is applied first, wherever `--preset` stands, then the other options override it.
+ * @return HIST_OK, or HIST_ERR_USAGE with a one-line message (the option and what it accepts).
+ */
+hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
+                            hist_options *out);
+
+/** @brief Print the usage text to @p f. */
+void hist_print_usage(FILE *f, const char *program);
+
+/** @brief One implementation's measured result. */
+typedef struct hist_result {
+    const hist_impl *impl; /**< which implementation */
+    int ran;               /**< 1 if it ran, 0 if skipped */
+    char skip_reason[200]; /**< why it was skipped */
+    hist_stats time;       /**< kernel (or host) time */
+    hist_stats e2e;        /**< device implementations: with the input copy (reps 0 if none) */
+    uint64_t mismatches;   /**< counters that differ from the reference */
+} hist_result;
+
+/**
+ * @brief Run one implementation once on host data, whatever its kind (used by the tests).
+ *
+ * Device implementations get a fresh GPU session: the input copied, the output read back.
+ * @param impl      the implementation (its constraints must hold)
+ * @param dev       the device for HIST_DEVICE implementations (NULL for host ones)
+ * @param p         the problem
+ * @param samples   `[rows, channels]` host input
+ * @param hist      `[channels, bins]` host output
+ * @param threads   worker threads for host implementations
+ * @return HIST_OK or the failure, with a message.
+ */
+hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
+                          const uint8_t *samples, uint32_t *hist, int threads);
+
+/**
+ * @brief The whole program: parse, load or generate, run, verify, print the table.
+ * @return the exit status: 0 all exact, 1 a mismatch, 2 a usage error, 3 a runtime failure.
+ */
+int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_RUNNER_H */

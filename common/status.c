@@ -1,0 +1,52 @@
+/**
+ * @file status.c
+ * @brief Error messages, exit codes and problem validation.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "hist.h"
+
+static _Thread_local char last_error[512];
+
+const char *hist_last_error(void) {
+    return last_error;
+}
+
+hist_status hist_fail(hist_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int hist_exit_code(hist_status status) {
+    switch (status) {
+    case HIST_OK:
+        return 0;
+    case HIST_ERR_MISMATCH:
+        return 1;
+    case HIST_ERR_USAGE:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+hist_status hist_problem_validate(const hist_problem *p) {
+    const hist_binning b = p->binning;
+    if (b.lo > b.hi)
+        return hist_fail(HIST_ERR_USAGE, "--lo %u is above --hi %u", b.lo, b.hi);
+    if (b.width < 1 || b.width > 256)
+        return hist_fail(HIST_ERR_USAGE, "--width must be from 1 to 256 (got %u)", b.width);
+    if (p->channels < 1 || p->channels > HIST_MAX_CHANNELS)
+        return hist_fail(HIST_ERR_USAGE, "--channels must be from 1 to %u (got %u)",
+                         HIST_MAX_CHANNELS, p->channels);
+    if (p->rows > HIST_MAX_ROWS)
+        return hist_fail(HIST_ERR_USAGE,
+                         "rows must be at most %llu so that uint32 counts cannot overflow "
+                         "(got %llu)",
+                         (unsigned long long)HIST_MAX_ROWS, (unsigned long long)p->rows);
+    return HIST_OK;
+}

@@ -1,0 +1,10 @@
+/**
+ * @file day01_cpu/main.c
+ * @brief Day 01's program: hands the lesson's implementations to the common runner.
+ */
+#include "day01.h"
+#include "runner.h"
+
+int main(int argc, char **argv) {
+    return hist_main(argc, argv, day01_impls, day01_impl_count);
+}
