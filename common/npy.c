@@ -190,6 +190,13 @@ static hist_status read_exact(FILE *f, void *dst, size_t n, const char *path) {
     return HIST_OK;
 }
 
+/* Put the file's name in front of the message the header parser left. */
+static hist_status prefix_error(hist_status s, const char *path) {
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", hist_last_error());
+    return hist_fail(s, "'%s': %s", path, reason);
+}
+
 hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
                              uint64_t *channels) {
     *samples = NULL;
@@ -218,7 +225,7 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
         hist_npy_header h;
         hist_status s = hist_npy_parse_header(prefix, got, &h); /* names the precise problem */
         fclose(f);
-        return s != HIST_OK ? hist_fail(HIST_ERR_FORMAT, "'%s': %s", path, hist_last_error())
+        return s != HIST_OK ? prefix_error(s, path)
                             : hist_fail(HIST_ERR_FORMAT, "'%s': truncated .npy header", path);
     }
     uint8_t *header = malloc(header_total);
@@ -237,7 +244,7 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
     free(header);
     if (s != HIST_OK) {
         fclose(f);
-        return hist_fail(s, "'%s': %s", path, hist_last_error());
+        return prefix_error(s, path);
     }
 
     if (!is_uint8_descr(h.descr))

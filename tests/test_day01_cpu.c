@@ -1,0 +1,201 @@
+/**
+ * @file test_day01_cpu.c
+ * @brief Day 01: both CPU implementations against the reference, and the lesson binary's
+ *        behaviour on good and bad command lines (exit status, one-line errors, output files).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "day01.h"
+#include "npy.h"
+#include "reference.h"
+
+static void test_reference_impl_on_matrix(void **state) {
+    (void)state;
+    const hist_impl *impl = test_find_impl(day01_impls, day01_impl_count, "cpu_reference");
+    assert_int_equal(test_matrix_exact(impl, NULL, &TEST_MATRIX_DEFAULT, 1), 5 * 8 * 4 * 3);
+}
+
+static void test_private_on_matrix(void **state) {
+    (void)state;
+    const hist_impl *impl = test_find_impl(day01_impls, day01_impl_count, "cpu_private");
+    for (int threads = 1; threads <= 3; ++threads) /* 3 threads: uneven row ranges */
+        assert_int_equal(test_matrix_exact(impl, NULL, &TEST_MATRIX_DEFAULT, threads),
+                         5 * 8 * 4 * 3);
+}
+
+static void test_private_more_threads_than_rows(void **state) {
+    (void)state;
+    const hist_impl *impl = test_find_impl(day01_impls, day01_impl_count, "cpu_private");
+    for (uint64_t rows = 0; rows <= 9; ++rows) {
+        hist_dataset d = test_data(rows, 5, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_UNIFORM, 0}, rows);
+        assert_true(test_exact(impl, NULL, &d, 8));
+    }
+}
+
+static void test_private_presets_and_contention(void **state) {
+    (void)state;
+    const hist_impl *impl = test_find_impl(day01_impls, day01_impl_count, "cpu_private");
+    hist_dataset d;
+    assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
+    assert_true(test_exact(impl, NULL, &d, 2));
+    /* the main preset's shape, fewer rows; every distribution, and all samples one value */
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 90},
+                                      {HIST_DIST_CONTENTION, 100},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 1000}};
+    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
+        hist_dataset m = test_data(20011, 512, (hist_binning){0, 255, 1}, dists[i], 1001 + i);
+        assert_true(test_exact(impl, NULL, &m, 2));
+    }
+    /* values all outside [lo, hi]: nothing counted */
+    hist_dataset outside = test_data(3000, 3, (hist_binning){200, 255, 8},
+                                     (hist_dist){HIST_DIST_UNIFORM, 0}, 3);
+    outside.vmax = 199;
+    assert_true(test_exact(impl, NULL, &outside, 2));
+}
+
+/* ---- the lesson binary ---- */
+
+static char out[1 << 16], err[1 << 12];
+static char tmp_dir[64];
+
+static int make_tmp_dir(void **state) {
+    (void)state;
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hist_day01_XXXXXX");
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int remove_tmp_dir(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);
+    return system(cmd);
+}
+
+static int run_lesson(const char *a1, const char *a2, const char *a3, const char *a4,
+                      const char *a5, const char *a6) {
+    char *argv[] = {LESSON_BIN, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
+                    (char *)a6, NULL};
+    return test_run_program(argv, out, sizeof out, err, sizeof err);
+}
+
+static void expect_usage_error(const char *a1, const char *a2, const char *a3, const char *a4,
+                               const char *words) {
+    int status = run_lesson(a1, a2, a3, a4, NULL, NULL);
+    if (status != 2 || test_count_lines(err) != 1 || out[0] != '\0' || !strstr(err, words))
+        fail_msg("%s %s %s %s: exit %d, stdout '%s', stderr '%s' (wanted exit 2, one line with "
+                 "'%s')",
+                 a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", status, out, err, words);
+}
+
+static void test_binary_usage_errors(void **state) {
+    (void)state;
+    expect_usage_error("--bogus", NULL, NULL, NULL, "unknown option '--bogus'");
+    expect_usage_error("--channels", "0", NULL, NULL, "--channels");
+    expect_usage_error("--rows", "-3", NULL, NULL, "--rows");
+    expect_usage_error("--rows", "ten", NULL, NULL, "--rows");
+    expect_usage_error("--rows", "4294967296", NULL, NULL, "--rows");
+    expect_usage_error("--rows", "18446744073709551616", NULL, NULL, "--rows");
+    expect_usage_error("--lo", "9", "--hi", "3", "--lo 9 is above --hi 3");
+    expect_usage_error("--width", "0", NULL, NULL, "--width");
+    expect_usage_error("--preset", "tiny", NULL, NULL, "--preset");
+    expect_usage_error("--dist", "zipf", NULL, NULL, "--dist");
+    expect_usage_error("--impl", "gpu_magic", NULL, NULL, "cpu_reference, cpu_private");
+    expect_usage_error("--reps", NULL, NULL, NULL, "needs a value");
+}
+
+static void test_binary_runtime_errors(void **state) {
+    (void)state;
+    char missing[128], bad[128], output[128];
+    snprintf(missing, sizeof missing, "%s/missing.npy", tmp_dir);
+    snprintf(bad, sizeof bad, "%s/bad.npy", tmp_dir);
+    snprintf(output, sizeof output, "%s/never.npy", tmp_dir);
+    int status = run_lesson("--input", missing, "--output", output, NULL, NULL);
+    assert_int_equal(status, 3);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_non_null(strstr(err, "cannot open"));
+    FILE *f = fopen(bad, "wb");
+    fputs("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'", f);
+    fclose(f);
+    status = run_lesson("--input", bad, "--output", output, NULL, NULL);
+    assert_int_equal(status, 3);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_int_equal(access(output, F_OK), -1); /* no output from a failed run */
+}
+
+static void test_binary_output_matches_reference(void **state) {
+    (void)state;
+    char input[128], output[128];
+    snprintf(input, sizeof input, "%s/in.npy", tmp_dir);
+    snprintf(output, sizeof output, "%s/out.npy", tmp_dir);
+    /* generate and save an input, then histogram it from the file */
+    char *gen[] = {LESSON_BIN, "--rows", "999", "--channels", "65", "--dist", "runs:3",
+                   "--save-input", input, "--impl", "cpu_private", "--reps", "1", NULL};
+    assert_int_equal(test_run_program(gen, out, sizeof out, err, sizeof err), 0);
+    assert_int_equal(run_lesson("--input", input, "--output", output, "--reps", "2"), 0);
+    assert_non_null(strstr(out, "cpu_reference"));
+    assert_non_null(strstr(out, "exact"));
+
+    uint8_t *samples = NULL;
+    uint64_t rows = 0, channels = 0;
+    assert_int_equal(hist_npy_read_u8(input, &samples, &rows, &channels), HIST_OK);
+    hist_problem p = {rows, (uint32_t)channels, {0, 255, 1}};
+    uint32_t *expected = malloc(65 * 256 * sizeof(uint32_t));
+    hist_reference(&p, samples, expected);
+
+    uint8_t buf[128 + 65 * 256 * 4];
+    FILE *f = fopen(output, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    hist_npy_header h;
+    assert_int_equal(hist_npy_parse_header(buf, n, &h), HIST_OK);
+    assert_string_equal(h.descr, "<u4");
+    assert_int_equal(h.shape[0], 65);
+    assert_int_equal(h.shape[1], 256);
+    assert_int_equal(n - h.data_offset, 65 * 256 * 4);
+    assert_memory_equal(buf + h.data_offset, expected, 65 * 256 * 4);
+    free(samples);
+    free(expected);
+}
+
+static void test_binary_zero_rows_list_help(void **state) {
+    (void)state;
+    assert_int_equal(run_lesson("--rows", "0", "--channels", "3", "--reps", "1"), 0);
+    assert_non_null(strstr(out, "exact"));
+    assert_int_equal(run_lesson("--list", NULL, NULL, NULL, NULL, NULL), 0);
+    assert_non_null(strstr(out, "cpu_reference"));
+    assert_non_null(strstr(out, "cpu_private"));
+    assert_non_null(strstr(out, "constraints"));
+    assert_int_equal(run_lesson("--help", NULL, NULL, NULL, NULL, NULL), 0);
+    assert_non_null(strstr(out, "--preset"));
+    assert_int_equal(run_lesson("--preset", "small-binned", "--reps", "3", "--threads", "2"), 0);
+    assert_non_null(strstr(out, "bins=5"));
+}
+
+int main(void) {
+    const struct CMUnitTest impls[] = {
+        cmocka_unit_test(test_reference_impl_on_matrix),
+        cmocka_unit_test(test_private_on_matrix),
+        cmocka_unit_test(test_private_more_threads_than_rows),
+        cmocka_unit_test(test_private_presets_and_contention),
+    };
+    const struct CMUnitTest binary[] = {
+        cmocka_unit_test(test_binary_usage_errors),
+        cmocka_unit_test(test_binary_runtime_errors),
+        cmocka_unit_test(test_binary_output_matches_reference),
+        cmocka_unit_test(test_binary_zero_rows_list_help),
+    };
+    int failed = cmocka_run_group_tests_name("day01_cpu: implementations", impls, NULL, NULL);
+    failed += cmocka_run_group_tests_name("day01_cpu: the program", binary, make_tmp_dir,
+                                          remove_tmp_dir);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,112 @@
+/**
+ * @file test_gpu_harness.c
+ * @brief The harness's GPU parts: device detection, the read-only floor kernel, the event timer,
+ *        and the refusal of problems too large for the device. Skipped cleanly without a GPU.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#include "gpu.h"
+
+static void test_device_detection_never_crashes(void **state) {
+    (void)state;
+    hist_device dev;
+    hist_status s = hist_device_open(&dev);
+    if (s == HIST_OK) {
+        assert_true(dev.sm_count > 0);
+        assert_true(dev.l2_bytes > 0);
+        assert_true(dev.smem_per_block_optin >= 48 * 1024);
+        assert_true(strlen(dev.name) > 0);
+        print_message("device: %s, %d SMs, %zu MiB L2\n", dev.name, dev.sm_count,
+                      dev.l2_bytes >> 20);
+    } else {
+        assert_int_equal(s, HIST_ERR_NO_DEVICE);
+        assert_non_null(strstr(hist_last_error(), "no CUDA device"));
+        print_message("no device: %s\n", hist_last_error());
+    }
+}
+
+/* XOR of the bytes as little-endian 32-bit words, zero-padded: what the floor kernel computes. */
+static uint32_t host_checksum(const uint8_t *data, uint64_t n) {
+    uint32_t x = 0;
+    for (uint64_t i = 0; i < n; ++i)
+        x ^= (uint32_t)data[i] << (8 * (i % 4));
+    return x;
+}
+
+static void test_floor_reads_every_byte(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    static const struct {
+        uint64_t rows;
+        uint32_t channels;
+    } shapes[] = {{0, 1}, {1, 1}, {1, 15}, {1, 16}, {1, 17}, {1000, 3}, {1 << 20, 7}, {4099, 513}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        hist_dataset d = test_data(shapes[i].rows, shapes[i].channels, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_UNIFORM, 0}, 77 + i);
+        uint8_t *samples = test_samples(&d);
+        hist_gpu *g = NULL;
+        assert_int_equal(hist_gpu_create(&g, dev, &d.problem, samples, 0), HIST_OK);
+        uint32_t got = 0;
+        assert_int_equal(hist_gpu_floor_checksum(g, &got), HIST_OK);
+        assert_int_equal(got, host_checksum(samples, hist_samples(&d.problem)));
+        hist_gpu_destroy(g);
+        free(samples);
+    }
+}
+
+static void test_floor_timing(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    hist_dataset d = test_data(1 << 16, 512, (hist_binning){0, 255, 1},
+                               (hist_dist){HIST_DIST_UNIFORM, 0}, 5);
+    uint8_t *samples = test_samples(&d);
+    hist_gpu *g = NULL;
+    assert_int_equal(hist_gpu_create(&g, dev, &d.problem, samples, 0), HIST_OK);
+    hist_stats s;
+    assert_int_equal(hist_gpu_time_floor(g, 1, 5, &s), HIST_OK);
+    assert_int_equal(s.reps, 5);
+    assert_true(s.min_us > 0.0 && s.min_us <= s.median_us);
+    assert_true(s.median_us < 100000.0);
+    hist_gpu_destroy(g);
+    free(samples);
+}
+
+static void test_event_timer_measures_device_time(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    double elapsed = 0.0;
+    assert_int_equal(hist_gpu_time_spin(dev, 2000.0, &elapsed), HIST_OK);
+    assert_true(elapsed >= 1900.0 && elapsed < 50000.0);
+    assert_int_equal(hist_gpu_time_spin(dev, 200.0, &elapsed), HIST_OK);
+    assert_true(elapsed >= 190.0 && elapsed < 1900.0);
+}
+
+static void test_too_large_problem_is_refused(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    /* 2 TiB of samples: refused before any allocation, saying how much is needed */
+    hist_problem p = {HIST_MAX_ROWS, 512, {0, 255, 1}};
+    uint8_t dummy[16] = {0};
+    hist_gpu *g = (hist_gpu *)dummy;
+    assert_int_equal(hist_gpu_create(&g, dev, &p, dummy, 0), HIST_ERR_NOMEM);
+    assert_null(g);
+    assert_non_null(strstr(hist_last_error(), "GiB of device memory"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_device_detection_never_crashes),
+        cmocka_unit_test(test_floor_reads_every_byte),
+        cmocka_unit_test(test_floor_timing),
+        cmocka_unit_test(test_event_timer_measures_device_time),
+        cmocka_unit_test(test_too_large_problem_is_refused),
+    };
+    return cmocka_run_group_tests_name("harness: GPU parts", tests, NULL, NULL);
+}

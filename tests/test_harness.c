@@ -1,0 +1,612 @@
+/**
+ * @file test_harness.c
+ * @brief The harness on the host: PRNG and distributions, reference and binning, verification,
+ *        `.npy` reading and writing, the command line, statistics.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "npy.h"
+#include "reference.h"
+#include "runner.h"
+#include "timing.h"
+
+/* ---- PRNG and distributions ---- */
+
+static void test_splitmix64_known_values(void **state) {
+    (void)state;
+    /* the first outputs of splitmix64 seeded with 0, as published with the algorithm */
+    assert_true(hist_splitmix64(0, 0) == UINT64_C(0xE220A8397B1DCDAF));
+    assert_true(hist_splitmix64(0, 1) == UINT64_C(0x6E789E6AA1B965F4));
+    assert_true(hist_splitmix64(0, 2) == UINT64_C(0x06C45D188009454F));
+}
+
+static void test_generate_is_deterministic(void **state) {
+    (void)state;
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 30},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 5}};
+    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; ++i) {
+        hist_dataset d = test_data(1001, 7, (hist_binning){0, 255, 1}, dists[i], 42);
+        uint8_t *a = test_samples(&d), *b = test_samples(&d);
+        assert_memory_equal(a, b, 7007);
+        d.seed = 43;
+        uint8_t *c = test_samples(&d);
+        if (dists[i].kind != HIST_DIST_CONSTANT) /* a constant may repeat across seeds */
+            assert_true(memcmp(a, c, 7007) != 0);
+        free(a);
+        free(b);
+        free(c);
+    }
+}
+
+static void test_uniform_covers_range_evenly(void **state) {
+    (void)state;
+    hist_dataset d = test_data(200000, 1, (hist_binning){0, 255, 1}, (hist_dist){0, 0}, 7);
+    d.vmin = 1;
+    d.vmax = 100;
+    uint8_t *s = test_samples(&d);
+    uint32_t count[256] = {0};
+    for (int i = 0; i < 200000; ++i)
+        count[s[i]]++;
+    assert_int_equal(count[0], 0);
+    for (int v = 101; v < 256; ++v)
+        assert_int_equal(count[v], 0);
+    for (int v = 1; v <= 100; ++v) /* 2000 expected each; 5 sigma is about 220 */
+        assert_in_range(count[v], 1700, 2300);
+    free(s);
+}
+
+static void test_contention_share(void **state) {
+    (void)state;
+    static const uint32_t shares[] = {0, 50, 90, 100};
+    for (size_t i = 0; i < 4; ++i) {
+        hist_dataset d =
+            test_data(100000, 4, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONTENTION, shares[i]}, 9);
+        uint8_t *s = test_samples(&d);
+        const uint8_t hot = hist_hot_value(&d);
+        uint32_t n_hot = 0;
+        for (int k = 0; k < 400000; ++k)
+            n_hot += s[k] == hot;
+        /* expected share: P% replaced, plus 1/256 of the rest drawn equal to the hot value */
+        double expected = shares[i] / 100.0 + (1.0 - shares[i] / 100.0) / 256.0;
+        double got = n_hot / 400000.0;
+        assert_true(got > expected - 0.005 && got < expected + 0.005);
+        free(s);
+    }
+}
+
+static void test_constant_and_runs(void **state) {
+    (void)state;
+    hist_dataset d = test_data(500, 3, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONSTANT, 0}, 5);
+    d.vmin = 40;
+    d.vmax = 50;
+    uint8_t *s = test_samples(&d);
+    const uint8_t hot = hist_hot_value(&d);
+    assert_in_range(hot, 40, 50);
+    for (int i = 0; i < 1500; ++i)
+        assert_int_equal(s[i], hot);
+    free(s);
+
+    d = test_data(1000, 5, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_RUNS, 8}, 5);
+    s = test_samples(&d);
+    int changes = 0;
+    for (int r = 1; r < 1000; ++r)
+        for (int c = 0; c < 5; ++c) {
+            if (r % 8 != 0)
+                assert_int_equal(s[r * 5 + c], s[(r - 1) * 5 + c]); /* inside a run */
+            else
+                changes += s[r * 5 + c] != s[(r - 1) * 5 + c];
+        }
+    assert_true(changes > 500); /* new runs draw new values (equal by chance 1 in 256) */
+    free(s);
+}
+
+static void test_dist_parse(void **state) {
+    (void)state;
+    hist_dist d;
+    assert_int_equal(hist_dist_parse("uniform", &d), HIST_OK);
+    assert_int_equal(d.kind, HIST_DIST_UNIFORM);
+    assert_int_equal(hist_dist_parse("contention:90", &d), HIST_OK);
+    assert_int_equal(d.kind, HIST_DIST_CONTENTION);
+    assert_int_equal(d.param, 90);
+    assert_int_equal(hist_dist_parse("runs:1", &d), HIST_OK);
+    assert_int_equal(d.param, 1);
+    assert_int_equal(hist_dist_parse("constant", &d), HIST_OK);
+    static const char *bad[] = {"", "normal", "contention", "contention:", "contention:101",
+                                "contention:-1", "contention:5x", "runs:0", "runs:", "Uniform"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        assert_int_equal(hist_dist_parse(bad[i], &d), HIST_ERR_USAGE);
+        assert_non_null(strstr(hist_last_error(), "--dist"));
+    }
+    char buf[32];
+    hist_dist_format((hist_dist){HIST_DIST_RUNS, 12}, buf, sizeof buf);
+    assert_string_equal(buf, "runs:12");
+}
+
+static void test_presets(void **state) {
+    (void)state;
+    hist_dataset d;
+    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    assert_int_equal(d.problem.rows, 1048576);
+    assert_int_equal(d.problem.channels, 512);
+    assert_int_equal(hist_bins(d.problem.binning), 256);
+    assert_int_equal(d.seed, 1001);
+    assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
+    assert_int_equal(d.problem.rows, 32768);
+    assert_int_equal(d.problem.channels, 1);
+    assert_int_equal(hist_bins(d.problem.binning), 5);
+    assert_int_equal(d.vmin, 1);
+    assert_int_equal(d.vmax, 100);
+    assert_int_equal(d.seed, 14);
+    assert_int_equal(hist_preset("large", &d), HIST_ERR_USAGE);
+}
+
+static void test_small_binned_reproduces_seed_001(void **state) {
+    (void)state;
+    /* seed 001's bins hold about 6,550 each (32,768 / 5 = 6,553.6) */
+    hist_dataset d;
+    assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
+    uint8_t *s = test_samples(&d);
+    uint32_t hist[5];
+    hist_reference(&d.problem, s, hist);
+    uint32_t total = 0;
+    for (int b = 0; b < 5; ++b) {
+        assert_in_range(hist[b], 6200, 6900);
+        total += hist[b];
+    }
+    assert_int_equal(total, 32768);
+    free(s);
+}
+
+/* ---- reference, binning, verification ---- */
+
+static void test_reference_hand_computed(void **state) {
+    (void)state;
+    const uint8_t samples[] = {0, 255, 0, 7, 255, 7}; /* 3 rows x 2 channels */
+    hist_problem p = {3, 2, {0, 255, 1}};
+    uint32_t hist[512];
+    hist_reference(&p, samples, hist);
+    uint32_t expected[512] = {0};
+    expected[0] = 2;         /* channel 0: 0, 0 */
+    expected[255] = 1;       /* channel 0: 255 */
+    expected[256 + 255] = 1; /* channel 1: 255 */
+    expected[256 + 7] = 2;   /* channel 1: 7, 7 */
+    assert_memory_equal(hist, expected, sizeof hist);
+}
+
+static void test_binning_edges(void **state) {
+    (void)state;
+    /* lo=10, hi=20, width=5: bins [10,14], [15,19], [20] */
+    const uint8_t samples[] = {9, 10, 14, 15, 19, 20, 21, 0, 255};
+    hist_problem p = {9, 1, {10, 20, 5}};
+    assert_int_equal(hist_bins(p.binning), 3);
+    uint32_t hist[3];
+    hist_reference(&p, samples, hist);
+    assert_int_equal(hist[0], 2);
+    assert_int_equal(hist[1], 2);
+    assert_int_equal(hist[2], 1);
+
+    assert_int_equal(hist_bins((hist_binning){0, 255, 1}), 256);
+    assert_int_equal(hist_bins((hist_binning){1, 100, 20}), 5);
+    assert_int_equal(hist_bins((hist_binning){10, 200, 7}), 28);
+    assert_int_equal(hist_bins((hist_binning){0, 255, 256}), 1);
+    assert_int_equal(hist_bins((hist_binning){5, 5, 1}), 1);
+    assert_true(hist_is_byte_binning((hist_binning){0, 255, 1}));
+    assert_false(hist_is_byte_binning((hist_binning){0, 255, 2}));
+
+    /* one bin of width 256 counts everything */
+    hist_problem all = {9, 1, {0, 255, 256}};
+    uint32_t one;
+    hist_reference(&all, samples, &one);
+    assert_int_equal(one, 9);
+}
+
+static void test_reference_zero_rows(void **state) {
+    (void)state;
+    hist_problem p = {0, 4, {0, 255, 1}};
+    uint32_t hist[1024];
+    memset(hist, 0xFF, sizeof hist);
+    hist_reference(&p, NULL, hist);
+    for (int i = 0; i < 1024; ++i)
+        assert_int_equal(hist[i], 0);
+}
+
+static void test_verify_reports_first_mismatches(void **state) {
+    (void)state;
+    hist_problem p = {1, 2, {0, 3, 1}}; /* 2 channels x 4 bins */
+    uint32_t expected[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint32_t got[8] = {1, 2, 3, 4, 5, 9, 7, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(hist_verify(&p, expected, got, 1, f), 2);
+    fclose(f);
+    assert_non_null(strstr(text, "channel, bin, expected, got"));
+    assert_non_null(strstr(text, "1, 1, 6, 9"));
+    assert_null(strstr(text, "1, 3, 8, 0")); /* only the first is reported */
+    assert_non_null(strstr(text, "2 of 8 counters differ"));
+    free(text);
+    assert_int_equal(hist_verify(&p, expected, expected, 10, NULL), 0);
+}
+
+static void test_problem_validate(void **state) {
+    (void)state;
+    hist_problem ok = {HIST_MAX_ROWS, 1, {0, 255, 1}};
+    assert_int_equal(hist_problem_validate(&ok), HIST_OK);
+    hist_problem too_many = {HIST_MAX_ROWS + 1, 1, {0, 255, 1}};
+    assert_int_equal(hist_problem_validate(&too_many), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "overflow"));
+    hist_problem bad_range = {1, 1, {9, 8, 1}};
+    assert_int_equal(hist_problem_validate(&bad_range), HIST_ERR_USAGE);
+    hist_problem bad_width = {1, 1, {0, 255, 0}};
+    assert_int_equal(hist_problem_validate(&bad_width), HIST_ERR_USAGE);
+    hist_problem no_channels = {1, 0, {0, 255, 1}};
+    assert_int_equal(hist_problem_validate(&no_channels), HIST_ERR_USAGE);
+}
+
+static void test_exit_codes_and_stats(void **state) {
+    (void)state;
+    assert_int_equal(hist_exit_code(HIST_OK), 0);
+    assert_int_equal(hist_exit_code(HIST_ERR_MISMATCH), 1);
+    assert_int_equal(hist_exit_code(HIST_ERR_USAGE), 2);
+    assert_int_equal(hist_exit_code(HIST_ERR_IO), 3);
+    assert_int_equal(hist_exit_code(HIST_ERR_FORMAT), 3);
+    assert_int_equal(hist_exit_code(HIST_ERR_CUDA), 3);
+    assert_int_equal(hist_exit_code(HIST_ERR_NOMEM), 3);
+    double odd[] = {5, 1, 3};
+    hist_stats s = hist_stats_of(odd, 3);
+    assert_true(s.median_us == 3 && s.min_us == 1 && s.reps == 3);
+    double even[] = {4, 1, 3, 2};
+    s = hist_stats_of(even, 4);
+    assert_true(s.median_us == 2.5 && s.min_us == 1);
+    assert_int_equal(hist_stats_of(NULL, 0).reps, 0);
+}
+
+/* ---- .npy ---- */
+
+static char tmp_dir[64];
+
+static int make_tmp_dir(void **state) {
+    (void)state;
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hist_test_XXXXXX");
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int remove_tmp_dir(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);
+    return system(cmd);
+}
+
+static const char *tmp_path(const char *name) {
+    static char path[160];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    return path;
+}
+
+static void write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* A version 1.0 file with the given dict text and data bytes, padded like numpy pads. */
+static void write_npy_v1(const char *path, const char *dict, const uint8_t *data, size_t len) {
+    char header[256];
+    int n = snprintf(header, sizeof header, "%s", dict);
+    while ((10 + n + 1) % 64 != 0)
+        header[n++] = ' ';
+    header[n++] = '\n';
+    uint8_t buf[512];
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (uint8_t)(n & 0xFF);
+    buf[9] = (uint8_t)(n >> 8);
+    memcpy(buf + 10, header, (size_t)n);
+    memcpy(buf + 10 + n, data, len);
+    write_file(path, buf, 10 + (size_t)n + len);
+}
+
+static void test_npy_round_trip(void **state) {
+    (void)state;
+    uint8_t data[6] = {1, 2, 3, 250, 251, 252};
+    const char *path = tmp_path("in.npy");
+    assert_int_equal(hist_npy_write_u8(path, data, 2, 3), HIST_OK);
+    uint8_t *got = NULL;
+    uint64_t rows = 0, channels = 0;
+    assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), HIST_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(channels, 3);
+    assert_memory_equal(got, data, 6);
+    free(got);
+
+    /* uint32 output: numpy's header layout, 64-byte aligned data, little-endian words */
+    uint32_t hist[6] = {0, 1, 65536, 4294967295u, 7, 8};
+    const char *out = tmp_path("out.npy");
+    assert_int_equal(hist_npy_write_u32(out, hist, 2, 3), HIST_OK);
+    uint8_t buf[256];
+    FILE *f = fopen(out, "rb");
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    hist_npy_header h;
+    assert_int_equal(hist_npy_parse_header(buf, n, &h), HIST_OK);
+    assert_string_equal(h.descr, "<u4");
+    assert_int_equal(h.fortran_order, 0);
+    assert_int_equal(h.ndim, 2);
+    assert_int_equal(h.shape[0], 2);
+    assert_int_equal(h.shape[1], 3);
+    assert_int_equal(h.data_offset % 64, 0);
+    assert_int_equal(n, h.data_offset + sizeof hist);
+    assert_memory_equal(buf + h.data_offset, hist, sizeof hist);
+
+    /* no temporary file is left behind */
+    DIR *dir = opendir(tmp_dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        assert_null(strstr(e->d_name, ".tmp."));
+    closedir(dir);
+}
+
+static void test_npy_reads_numpy_variants(void **state) {
+    (void)state;
+    const uint8_t data[6] = {9, 8, 7, 6, 5, 4};
+    const char *path = tmp_path("variant.npy");
+    static const char *dicts[] = {
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }",
+        "{\"descr\": \"<u1\", \"shape\": (2, 3), \"fortran_order\": False}",
+        "{'shape':(2,3),'fortran_order':False,'descr':'u1'}",
+    };
+    for (size_t i = 0; i < 3; ++i) {
+        write_npy_v1(path, dicts[i], data, 6);
+        uint8_t *got = NULL;
+        uint64_t rows = 0, channels = 0;
+        assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), HIST_OK);
+        assert_int_equal(rows, 2);
+        assert_int_equal(channels, 3);
+        assert_memory_equal(got, data, 6);
+        free(got);
+    }
+    /* version 2.0: a 4-byte header length */
+    uint8_t v2[132];
+    const char dict[] = "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 4), }";
+    memcpy(v2, "\x93NUMPY\x02\x00", 8);
+    size_t hl = 128 - 12;
+    v2[8] = (uint8_t)hl;
+    v2[9] = v2[10] = v2[11] = 0;
+    memset(v2 + 12, ' ', hl);
+    memcpy(v2 + 12, dict, strlen(dict));
+    v2[12 + hl - 1] = '\n';
+    memcpy(v2 + 128, "\x01\x02\x03\x04", 4);
+    write_file(path, v2, 132);
+    uint8_t *got = NULL;
+    uint64_t rows = 0, channels = 0;
+    assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), HIST_OK);
+    assert_int_equal(channels, 4);
+    assert_int_equal(got[3], 4);
+    free(got);
+    /* an empty array is valid */
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 5), }", NULL, 0);
+    assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), HIST_OK);
+    assert_int_equal(rows, 0);
+    assert_int_equal(channels, 5);
+    assert_null(got);
+}
+
+static void expect_npy_error(const char *path, hist_status status, const char *words) {
+    uint8_t *got = (uint8_t *)1;
+    uint64_t rows = 0, channels = 0;
+    assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), status);
+    assert_null(got);
+    if (!strstr(hist_last_error(), words))
+        fail_msg("message '%s' lacks '%s'", hist_last_error(), words);
+    assert_null(strchr(hist_last_error(), '\n'));
+}
+
+static void test_npy_malformed(void **state) {
+    (void)state;
+    const uint8_t data[64] = {0};
+    const char *path = tmp_path("bad.npy");
+    expect_npy_error(tmp_path("missing.npy"), HIST_ERR_IO, "cannot open");
+    expect_npy_error(tmp_dir, HIST_ERR_IO, "not a regular file");
+
+    write_file(path, "", 0);
+    expect_npy_error(path, HIST_ERR_FORMAT, "magic");
+    write_file(path, "\x93NUMPY\x01\x00", 8);
+    expect_npy_error(path, HIST_ERR_FORMAT, "npy");
+    write_file(path, "\x93NUMPY\x01\x00\x76\x00{'descr'", 17);
+    expect_npy_error(path, HIST_ERR_FORMAT, "truncated");
+    write_file(path, "PK\x03\x04 this is a zip file", 22);
+    expect_npy_error(path, HIST_ERR_FORMAT, "magic");
+    write_file(path, "\x93NUMPY\x04\x00\x10\x00{}              \n", 26);
+    expect_npy_error(path, HIST_ERR_FORMAT, "version");
+
+    write_npy_v1(path, "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", data, 12);
+    expect_npy_error(path, HIST_ERR_FORMAT, "not uint8");
+    write_npy_v1(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", data, 24);
+    expect_npy_error(path, HIST_ERR_FORMAT, "not uint8");
+    write_npy_v1(path, "{'descr': '|i1', 'fortran_order': False, 'shape': (2, 3), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "not uint8");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3, 4), }", data, 24);
+    expect_npy_error(path, HIST_ERR_FORMAT, "3 dimensions");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (6,), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "1 dimensions");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "Fortran");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", data, 5);
+    expect_npy_error(path, HIST_ERR_FORMAT, "needs 6 bytes");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", data, 7);
+    expect_npy_error(path, HIST_ERR_FORMAT, "needs 6 bytes");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
+                 data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "too large");
+    write_npy_v1(path, "{'descr': '|u1', 'shape': (2, 3), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "required");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "unknown key");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': Maybe, 'shape': (2, 3), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "fortran_order");
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, -3), }", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "shape");
+    write_npy_v1(path, "['descr', '|u1']", data, 6);
+    expect_npy_error(path, HIST_ERR_FORMAT, "no dict");
+    /* a header without its final newline */
+    uint8_t raw[74];
+    memcpy(raw, "\x93NUMPY\x01\x00\x40\x00", 10);
+    memset(raw + 10, ' ', 64);
+    memcpy(raw + 10, "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 1), }", 59);
+    write_file(path, raw, sizeof raw);
+    expect_npy_error(path, HIST_ERR_FORMAT, "newline");
+}
+
+static void test_npy_write_failure_leaves_nothing(void **state) {
+    (void)state;
+    uint32_t hist[2] = {1, 2};
+    assert_int_equal(hist_npy_write_u32("/nonexistent-dir/out.npy", hist, 1, 2), HIST_ERR_IO);
+    assert_non_null(strstr(hist_last_error(), "cannot write"));
+    assert_int_equal(access("/nonexistent-dir/out.npy", F_OK), -1);
+}
+
+/* ---- the command line ---- */
+
+static hist_status parse(hist_options *o, int argc, const char *const *argv) {
+    static const hist_impl impls[] = {
+        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL},
+        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL},
+    };
+    char *copy[32];
+    for (int i = 0; i < argc; ++i)
+        copy[i] = (char *)argv[i];
+    copy[argc] = NULL;
+    return hist_parse_args(argc, copy, impls, 2, o);
+}
+
+#define PARSE(o, ...)                                                                              \
+    parse((o), (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(const char *)),       \
+          (const char *[]){"prog", __VA_ARGS__})
+
+static void test_cli_defaults_and_overrides(void **state) {
+    (void)state;
+    hist_options o;
+    const char *argv0[] = {"prog"};
+    assert_int_equal(parse(&o, 1, argv0), HIST_OK);
+    assert_string_equal(o.preset, "main");
+    assert_int_equal(o.data.problem.rows, 1048576);
+    assert_int_equal(o.reps, 10);
+    assert_true(o.threads >= 1);
+
+    /* the preset applies first, wherever it stands */
+    assert_int_equal(PARSE(&o, "--rows", "5", "--preset", "small-binned", "--dist", "runs:3"),
+                     HIST_OK);
+    assert_int_equal(o.data.problem.rows, 5);
+    assert_int_equal(o.data.problem.channels, 1);
+    assert_int_equal(hist_bins(o.data.problem.binning), 5);
+    assert_int_equal(o.data.dist.kind, HIST_DIST_RUNS);
+    assert_int_equal(PARSE(&o, "--rows=0", "--channels", "513", "--lo", "3", "--hi", "9", "--width",
+                           "2", "--values", "0:9", "--seed", "18446744073709551615", "--reps", "3",
+                           "--warmup", "0", "--threads", "3", "--impl", "beta,alpha"),
+                     HIST_OK);
+    assert_int_equal(o.data.problem.rows, 0);
+    assert_int_equal(o.data.problem.channels, 513);
+    assert_int_equal(hist_bins(o.data.problem.binning), 4);
+    assert_true(o.data.seed == UINT64_MAX);
+    assert_int_equal(o.reps, 3);
+    assert_int_equal(o.warmup, 0);
+    assert_int_equal(o.threads, 3);
+    assert_string_equal(o.impl, "beta,alpha");
+    assert_int_equal(PARSE(&o, "--list"), HIST_OK);
+    assert_true(o.list);
+    assert_int_equal(PARSE(&o, "-h"), HIST_OK);
+    assert_true(o.help);
+}
+
+static void expect_usage(hist_status s, const char *words) {
+    assert_int_equal(s, HIST_ERR_USAGE);
+    if (!strstr(hist_last_error(), words))
+        fail_msg("message '%s' lacks '%s'", hist_last_error(), words);
+    assert_null(strchr(hist_last_error(), '\n'));
+}
+
+static void test_cli_rejections(void **state) {
+    (void)state;
+    hist_options o;
+    expect_usage(PARSE(&o, "--bogus"), "unknown option '--bogus'");
+    expect_usage(PARSE(&o, "-x"), "unknown option");
+    expect_usage(PARSE(&o, "--rows"), "needs a value");
+    expect_usage(PARSE(&o, "stray"), "unexpected argument 'stray'");
+    expect_usage(PARSE(&o, "--channels", "0"), "--channels: expected a whole number from 1");
+    expect_usage(PARSE(&o, "--channels", "262145"), "--channels");
+    expect_usage(PARSE(&o, "--rows", "-5"), "--rows: expected a whole number from 0 to 4294967295");
+    expect_usage(PARSE(&o, "--rows", "abc"), "--rows");
+    expect_usage(PARSE(&o, "--rows", "12abc"), "--rows");
+    expect_usage(PARSE(&o, "--rows", " 12"), "--rows");
+    expect_usage(PARSE(&o, "--rows", ""), "--rows");
+    expect_usage(PARSE(&o, "--rows", "4294967296"), "--rows");
+    expect_usage(PARSE(&o, "--rows", "99999999999999999999999"), "--rows");
+    expect_usage(PARSE(&o, "--lo", "256"), "--lo: expected a whole number from 0 to 255");
+    expect_usage(PARSE(&o, "--hi", "-1"), "--hi");
+    expect_usage(PARSE(&o, "--lo", "200", "--hi", "100"), "--lo 200 is above --hi 100");
+    expect_usage(PARSE(&o, "--preset", "small-binned", "--lo", "150"), "--lo 150 is above --hi 100");
+    expect_usage(PARSE(&o, "--width", "0"), "--width");
+    expect_usage(PARSE(&o, "--width", "257"), "--width");
+    expect_usage(PARSE(&o, "--preset", "huge"), "--preset: unknown preset 'huge'");
+    expect_usage(PARSE(&o, "--dist", "gaussian"), "--dist: unknown distribution 'gaussian'");
+    expect_usage(PARSE(&o, "--dist", "contention:101"), "--dist contention");
+    expect_usage(PARSE(&o, "--seed", "-1"), "--seed");
+    expect_usage(PARSE(&o, "--reps", "0"), "--reps");
+    expect_usage(PARSE(&o, "--warmup", "1001"), "--warmup");
+    expect_usage(PARSE(&o, "--threads", "0"), "--threads");
+    expect_usage(PARSE(&o, "--values", "9:3"), "--values");
+    expect_usage(PARSE(&o, "--values", "300:400"), "--values");
+    expect_usage(PARSE(&o, "--values", "5"), "--values");
+    expect_usage(PARSE(&o, "--impl", "gamma"), "--impl: unknown implementation 'gamma'");
+    expect_usage(PARSE(&o, "--impl", ""), "--impl");
+    expect_usage(PARSE(&o, "--input", "x.npy", "--rows", "5"), "--rows cannot be used with --input");
+    expect_usage(PARSE(&o, "--input", "x.npy", "--dist", "constant"), "--dist cannot be used");
+    expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
+}
+
+int main(void) {
+    const struct CMUnitTest prng[] = {
+        cmocka_unit_test(test_splitmix64_known_values),
+        cmocka_unit_test(test_generate_is_deterministic),
+        cmocka_unit_test(test_uniform_covers_range_evenly),
+        cmocka_unit_test(test_contention_share),
+        cmocka_unit_test(test_constant_and_runs),
+        cmocka_unit_test(test_dist_parse),
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_small_binned_reproduces_seed_001),
+    };
+    const struct CMUnitTest reference[] = {
+        cmocka_unit_test(test_reference_hand_computed),
+        cmocka_unit_test(test_binning_edges),
+        cmocka_unit_test(test_reference_zero_rows),
+        cmocka_unit_test(test_verify_reports_first_mismatches),
+        cmocka_unit_test(test_problem_validate),
+        cmocka_unit_test(test_exit_codes_and_stats),
+    };
+    const struct CMUnitTest npy[] = {
+        cmocka_unit_test(test_npy_round_trip),
+        cmocka_unit_test(test_npy_reads_numpy_variants),
+        cmocka_unit_test(test_npy_malformed),
+        cmocka_unit_test(test_npy_write_failure_leaves_nothing),
+    };
+    const struct CMUnitTest cli[] = {
+        cmocka_unit_test(test_cli_defaults_and_overrides),
+        cmocka_unit_test(test_cli_rejections),
+    };
+    int failed = 0;
+    failed += cmocka_run_group_tests_name("harness: PRNG, distributions, presets", prng, NULL, NULL);
+    failed += cmocka_run_group_tests_name("harness: reference and verification", reference, NULL,
+                                          NULL);
+    failed += cmocka_run_group_tests_name("harness: .npy", npy, make_tmp_dir, remove_tmp_dir);
+    failed += cmocka_run_group_tests_name("harness: command line", cli, NULL, NULL);
+    return failed ? 1 : 0;
+}

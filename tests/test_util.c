@@ -1,0 +1,181 @@
+/**
+ * @file test_util.c
+ * @brief Shared test helpers (see test_util.h).
+ */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "reference.h"
+#include "runner.h"
+
+static int gpu_probed;
+static hist_device gpu;
+static char gpu_reason[256];
+
+const hist_device *test_gpu(void) {
+    if (!gpu_probed) {
+        gpu_probed = 1;
+        if (hist_device_open(&gpu) != HIST_OK)
+            snprintf(gpu_reason, sizeof gpu_reason, "%s", hist_last_error());
+    }
+    return gpu_reason[0] ? NULL : &gpu;
+}
+
+const char *test_gpu_reason(void) {
+    test_gpu();
+    return gpu_reason;
+}
+
+hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, hist_dist dist,
+                       uint64_t seed) {
+    hist_dataset d = {{rows, channels, binning}, 0, 255, dist, seed};
+    return d;
+}
+
+uint8_t *test_samples(const hist_dataset *d) {
+    const uint64_t n = hist_samples(&d->problem);
+    uint8_t *samples = malloc(n > 0 ? (size_t)n : 1);
+    assert_non_null(samples);
+    assert_int_equal(hist_generate(d, samples), HIST_OK);
+    return samples;
+}
+
+const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char *name) {
+    for (size_t i = 0; i < count; ++i)
+        if (strcmp(impls[i].name, name) == 0)
+            return &impls[i];
+    fail_msg("no implementation called %s", name);
+    return NULL;
+}
+
+int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads) {
+    const hist_problem *p = &d->problem;
+    if (impl->unsupported && impl->unsupported(p, dev))
+        return 0;
+    uint8_t *samples = test_samples(d);
+    const size_t counters = (size_t)hist_counters(p);
+    uint32_t *expected = malloc(counters * sizeof(uint32_t));
+    uint32_t *got = malloc(counters * sizeof(uint32_t));
+    assert_non_null(expected);
+    assert_non_null(got);
+    memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against a zeroed buffer */
+    hist_reference(p, samples, expected);
+    hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
+    char dist[32];
+    hist_dist_format(d->dist, dist, sizeof dist);
+    if (s != HIST_OK)
+        fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u dist=%s: %s",
+                 impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
+                 p->binning.hi, p->binning.width, dist, hist_last_error());
+    uint64_t bad = hist_verify(p, expected, got, 10, stderr);
+    if (bad)
+        fail_msg("%s: %llu counters differ on rows=%llu channels=%u lo=%u hi=%u width=%u "
+                 "dist=%s seed=%llu threads=%d",
+                 impl->name, (unsigned long long)bad, (unsigned long long)p->rows, p->channels,
+                 p->binning.lo, p->binning.hi, p->binning.width, dist,
+                 (unsigned long long)d->seed, threads);
+    free(samples);
+    free(expected);
+    free(got);
+    return 1;
+}
+
+static const uint64_t default_rows[] = {0, 1, 7, 1000, 65537};
+static const uint32_t default_channels[] = {1, 3, 4, 63, 64, 65, 512, 513};
+const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8};
+
+int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
+                      int threads) {
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 90},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 7}};
+    static const hist_binning binnings[] = {{0, 255, 1}, {1, 100, 20}, {10, 200, 7}};
+    int ran = 0;
+    uint64_t seed = 1;
+    for (size_t r = 0; r < m->n_rows; ++r)
+        for (size_t c = 0; c < m->n_channels; ++c)
+            for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
+                for (size_t b = 0; b < sizeof binnings / sizeof binnings[0]; ++b) {
+                    hist_dataset data =
+                        test_data(m->rows[r], m->channels[c], binnings[b], dists[d], seed++);
+                    ran += test_exact(impl, dev, &data, threads);
+                }
+    return ran;
+}
+
+/* Read what is left on two pipes into two buffers. */
+static void drain(int fds[2], char *bufs[2], size_t lens[2]) {
+    size_t used[2] = {0, 0};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        struct pollfd pfd[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+        if (poll(pfd, 2, -1) < 0)
+            break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i] < 0 || !(pfd[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            char tmp[4096];
+            ssize_t n = read(fds[i], tmp, sizeof tmp);
+            if (n <= 0) {
+                close(fds[i]);
+                fds[i] = -1;
+                --open_fds;
+                continue;
+            }
+            if (bufs[i] && lens[i] > 0) {
+                size_t room = lens[i] - 1 - used[i];
+                size_t take = (size_t)n < room ? (size_t)n : room;
+                memcpy(bufs[i] + used[i], tmp, take);
+                used[i] += take;
+            }
+        }
+    }
+    for (int i = 0; i < 2; ++i)
+        if (bufs[i] && lens[i] > 0)
+            bufs[i][used[i]] = '\0';
+}
+
+int test_run_program(char *const argv[], char *out, size_t outlen, char *err, size_t errlen) {
+    int out_pipe[2], err_pipe[2];
+    assert_int_equal(pipe(out_pipe), 0);
+    assert_int_equal(pipe(err_pipe), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null_in = open("/dev/null", O_RDONLY);
+        dup2(null_in, STDIN_FILENO);
+        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(err_pipe[1], STDERR_FILENO);
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    int fds[2] = {out_pipe[0], err_pipe[0]};
+    char *bufs[2] = {out, err};
+    size_t lens[2] = {outlen, errlen};
+    drain(fds, bufs, lens);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int test_count_lines(const char *s) {
+    int n = 0;
+    for (; *s; ++s)
+        n += *s == '\n';
+    return n;
+}

@@ -1,0 +1,83 @@
+/**
+ * @file test_util.h
+ * @brief What every CMocka test file shares: datasets, exact checks of an implementation against
+ *        the reference over a shape matrix, the GPU skip, and running a lesson binary.
+ */
+#ifndef HIST_TEST_UTIL_H
+#define HIST_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "data.h"
+#include "hist.h"
+
+/** @brief The device for GPU tests, or NULL (then test_gpu_reason() says why). */
+const hist_device *test_gpu(void);
+/** @brief Why there is no device ("" if there is one). */
+const char *test_gpu_reason(void);
+
+/** @brief Set @p dev to the GPU, or skip the current test with the reason. */
+#define TEST_REQUIRE_GPU(dev)                                                                      \
+    do {                                                                                           \
+        (dev) = test_gpu();                                                                        \
+        if (!(dev)) {                                                                              \
+            print_message("skipped: %s\n", test_gpu_reason());                                     \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/** @brief A dataset with values over 0..255 (binning decides what is counted). */
+hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, hist_dist dist,
+                       uint64_t seed);
+
+/** @brief Generate a dataset's samples (malloc'd; fails the test on error). */
+uint8_t *test_samples(const hist_dataset *d);
+
+/** @brief The implementation called @p name in a registry (fails the test if absent). */
+const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char *name);
+
+/**
+ * @brief Run @p impl on @p d and compare every counter with the reference.
+ * @return 1 if it ran and was exact, 0 if its constraints refused the case; fails the test
+ *         (printing the case and the first mismatches) on any difference or error.
+ */
+int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads);
+
+/** @brief The shape matrix of the lessons: rows and channels to combine. */
+typedef struct test_matrix {
+    const uint64_t *rows;     /**< row counts */
+    size_t n_rows;            /**< how many */
+    const uint32_t *channels; /**< channel counts */
+    size_t n_channels;        /**< how many */
+} test_matrix;
+
+/** @brief Rows 0, 1, 7, 1000, 65537 and channels 1, 3, 4, 63, 64, 65, 512, 513. */
+extern const test_matrix TEST_MATRIX_DEFAULT;
+
+/**
+ * @brief Check @p impl exactly on every (rows, channels) of @p m, under every distribution
+ *        (uniform, contention:90, constant, runs:7) and the binnings byte, 1..100/20 and
+ *        10..200/7. Cases the constraints refuse are counted, not run.
+ * @return the number of cases that ran (the caller asserts it is large enough).
+ */
+int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
+                      int threads);
+
+/**
+ * @brief Run a program, capturing its output.
+ * @param argv  NULL-terminated; argv[0] is the path
+ * @param out   receives stdout (NUL-terminated, truncated to outlen - 1), or NULL
+ * @param err   receives stderr likewise, or NULL
+ * @return the exit status, or -1 if it did not exit normally.
+ */
+int test_run_program(char *const argv[], char *out, size_t outlen, char *err, size_t errlen);
+
+/** @brief Number of '\n' in @p s. */
+int test_count_lines(const char *s);
+
+#endif /* HIST_TEST_UTIL_H */
