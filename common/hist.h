@@ -60,6 +60,25 @@ static inline int hist_is_byte_binning(hist_binning b) {
     return b.lo == 0 && b.hi == 255 && b.width == 1;
 }
 
+/**
+ * @brief Binning in the form kernels use: bin = `((v - lo) * magic) >> 16` when
+ *        `v - lo <= hi - lo` (unsigned), with `magic = ceil(65536 / width)`.
+ *
+ * Exact for every byte value and every width 1..256: the rounding error of `magic` adds less
+ * than `255 / 65536 < 1 / width` to `(v - lo) / width`, never enough to reach the next integer.
+ */
+typedef struct hist_bin_map {
+    uint32_t lo;    /**< lowest counted value */
+    uint32_t span;  /**< `hi - lo` */
+    uint32_t magic; /**< `ceil(65536 / width)` */
+} hist_bin_map;
+
+/** @brief The kernel form of a binning. */
+static inline hist_bin_map hist_bin_map_of(hist_binning b) {
+    hist_bin_map m = {b.lo, (uint32_t)(b.hi - b.lo), (65536u + b.width - 1) / b.width};
+    return m;
+}
+
 /** @brief Number of samples, `rows * channels`. */
 static inline uint64_t hist_samples(const hist_problem *p) {
     return p->rows * (uint64_t)p->channels;

@@ -209,6 +209,24 @@ static void test_binning_edges(void **state) {
     assert_int_equal(one, 9);
 }
 
+static void test_bin_map_is_exact_for_every_binning(void **state) {
+    (void)state;
+    /* the kernels' multiply-shift against the division, for every (lo, hi, width) and value */
+    for (unsigned lo = 0; lo < 256; lo += 3)
+        for (unsigned hi = lo; hi < 256; hi += 7)
+            for (unsigned width = 1; width <= 256; ++width) {
+                hist_bin_map m = hist_bin_map_of((hist_binning){(uint8_t)lo, (uint8_t)hi, width});
+                for (unsigned v = 0; v < 256; ++v) {
+                    unsigned offset = v - m.lo;
+                    int got = offset <= m.span ? (int)((offset * m.magic) >> 16) : -1;
+                    int want = (v >= lo && v <= hi) ? (int)((v - lo) / width) : -1;
+                    if (got != want)
+                        fail_msg("lo=%u hi=%u width=%u v=%u: %d, not %d", lo, hi, width, v, got,
+                                 want);
+                }
+            }
+}
+
 static void test_reference_zero_rows(void **state) {
     (void)state;
     hist_problem p = {0, 4, {0, 255, 1}};
@@ -587,6 +605,7 @@ int main(void) {
     const struct CMUnitTest reference[] = {
         cmocka_unit_test(test_reference_hand_computed),
         cmocka_unit_test(test_binning_edges),
+        cmocka_unit_test(test_bin_map_is_exact_for_every_binning),
         cmocka_unit_test(test_reference_zero_rows),
         cmocka_unit_test(test_verify_reports_first_mismatches),
         cmocka_unit_test(test_problem_validate),

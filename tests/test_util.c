@@ -113,6 +113,42 @@ int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_
     return ran;
 }
 
+static const hist_device *device_for(const hist_impl *impls, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (impls[i].where == HIST_DEVICE) {
+            const hist_device *dev;
+            TEST_REQUIRE_GPU(dev);
+            return dev;
+        }
+    return NULL;
+}
+
+void test_registry_on_matrix(const hist_impl *impls, size_t count) {
+    const hist_device *dev = device_for(impls, count);
+    for (size_t i = 0; i < count; ++i) {
+        int ran = test_matrix_exact(&impls[i], dev, &TEST_MATRIX_DEFAULT, 2);
+        print_message("%s: %d cases exact\n", impls[i].name, ran);
+        assert_int_equal(ran, 5 * 8 * 4 * 3);
+    }
+}
+
+void test_registry_on_presets(const hist_impl *impls, size_t count) {
+    const hist_device *dev = device_for(impls, count);
+    static const char *presets[] = {"main", "small-binned"};
+    for (size_t k = 0; k < 2; ++k) {
+        hist_dataset d;
+        assert_int_equal(hist_preset(presets[k], &d), HIST_OK);
+        for (size_t i = 0; i < count; ++i)
+            assert_true(test_exact(&impls[i], dev, &d, 2));
+    }
+    static const hist_dist hard[] = {{HIST_DIST_CONSTANT, 0}, {HIST_DIST_CONTENTION, 90}};
+    for (size_t k = 0; k < 2; ++k) {
+        hist_dataset d = test_data(100003, 512, (hist_binning){0, 255, 1}, hard[k], 1001);
+        for (size_t i = 0; i < count; ++i)
+            assert_true(test_exact(&impls[i], dev, &d, 2));
+    }
+}
+
 /* Read what is left on two pipes into two buffers. */
 static void drain(int fds[2], char *bufs[2], size_t lens[2]) {
     size_t used[2] = {0, 0};

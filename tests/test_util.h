@@ -69,6 +69,18 @@ int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_
                       int threads);
 
 /**
+ * @brief Every implementation of a registry, exactly, on the full shape matrix (skips without a
+ *        GPU when the registry has device implementations); asserts each ran every case.
+ */
+void test_registry_on_matrix(const hist_impl *impls, size_t count);
+
+/**
+ * @brief Every implementation of a registry, exactly, on both presets at full size and on the
+ *        main preset's shape under constant and contention:90 data.
+ */
+void test_registry_on_presets(const hist_impl *impls, size_t count);
+
+/**
  * @brief Run a program, capturing its output.
  * @param argv  NULL-terminated; argv[0] is the path
  * @param out   receives stdout (NUL-terminated, truncated to outlen - 1), or NULL

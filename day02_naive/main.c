@@ -1,0 +1,10 @@
+/**
+ * @file day02_naive/main.c
+ * @brief Day 02's program: hands the lesson's implementations to the common runner.
+ */
+#include "day02.h"
+#include "runner.h"
+
+int main(int argc, char **argv) {
+    return hist_main(argc, argv, day02_impls, day02_impl_count);
+}

@@ -1,0 +1,124 @@
+/**
+ * @file naive.cu
+ * @brief Day 02: one global atomic per sample (seed 003's Triton design, in CUDA C).
+ *
+ * The `[rows, channels]` array is read as one flat stream of samples. Sample `i` belongs to
+ * channel `i % channels`; its bin comes from its value; one `atomicAdd` into the global
+ * `[channels, bins]` histogram counts it.
+ *
+ *  1. `gpu_naive`: one thread per sample, as many blocks as it takes.
+ *  2. `gpu_naive_coarse`: a grid-stride loop over a grid sized to fill the GPU once; each thread
+ *     takes samples `i, i + stride, i + 2 * stride, ...` (interleaved coarsening: neighbouring
+ *     threads still read neighbouring bytes, so every load stays coalesced).
+ *  3. `gpu_naive_racy` (only in `make demo`): kernel 1 with `++` instead of the atomic.
+ */
+#include "cuda_check.h"
+#include "day02.h"
+#include "device.cuh"
+
+/** @brief Threads per block for every kernel of this lesson. */
+#define NAIVE_THREADS 256
+
+/* ---- 1. one thread per sample ---- */
+
+__global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
+                             uint32_t channels, uint32_t bins, hist_bin_map map,
+                             uint32_t *__restrict__ d_hist) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_samples)
+        return;
+    const uint32_t channel = (uint32_t)(i % channels);
+    const int bin = hist_bin_of(d_samples[i], map);
+    if (bin >= 0)
+        atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
+}
+
+/* ---- 2. interleaved coarsening: a grid-stride loop ---- */
+
+__global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
+                                    uint32_t channels, uint32_t bins, hist_bin_map map,
+                                    uint32_t *__restrict__ d_hist) {
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    /* the channel advances by stride % channels each step: one division per thread, not per
+       sample */
+    const uint32_t channel_step = (uint32_t)(stride % channels);
+    uint32_t channel = (uint32_t)(i % channels);
+    for (; i < n_samples; i += stride) {
+        const int bin = hist_bin_of(d_samples[i], map);
+        if (bin >= 0)
+            atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
+        channel += channel_step;
+        if (channel >= channels)
+            channel -= channels;
+    }
+}
+
+/* ---- 3. the race: the same as kernel 1 without the atomic ---- */
+
+__global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
+                                  uint32_t channels, uint32_t bins, hist_bin_map map,
+                                  uint32_t *d_hist) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_samples)
+        return;
+    const int bin = hist_bin_of(d_samples[i], map);
+    if (bin >= 0)
+        d_hist[(size_t)(i % channels) * bins + bin]++; /* read, add, write: updates get lost */
+}
+
+/* ---- host wrappers: zero the output, launch, check ---- */
+
+typedef void (*naive_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
+                                uint32_t *);
+
+static hist_status launch(naive_kernel_fn kernel, uint64_t blocks, const hist_args *a) {
+    const hist_problem *p = a->problem;
+    const uint32_t bins = hist_bins(p->binning);
+    HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    if (blocks == 0)
+        return HIST_OK;
+    kernel<<<(unsigned)blocks, NAIVE_THREADS>>>(a->samples, hist_samples(p), p->channels, bins,
+                                                hist_bin_map_of(p->binning), a->hist);
+    HIST_CUDA_TRY_LAUNCH();
+    return HIST_OK;
+}
+
+static hist_status run_naive(const hist_args *a) {
+    return launch(naive_kernel, HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+}
+
+static hist_status run_naive_coarse(const hist_args *a) {
+    /* one full wave: as many blocks as the SMs can hold at once */
+    const uint64_t wave = (uint64_t)a->device->sm_count *
+                          (a->device->max_threads_per_sm / NAIVE_THREADS);
+    const uint64_t needed = HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS);
+    return launch(naive_coarse_kernel, needed < wave ? needed : wave, a);
+}
+
+static hist_status run_naive_racy(const hist_args *a) {
+    return launch(naive_racy_kernel, HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+}
+
+/* one thread per sample: the grid's x dimension holds at most 2^31 - 1 blocks */
+static const char *too_many_samples(const hist_problem *p, const hist_device *dev) {
+    (void)dev;
+    return HIST_CEIL_DIV(hist_samples(p), NAIVE_THREADS) > 2147483647u
+               ? "more than 2^31 - 1 blocks of 256 samples (use gpu_naive_coarse)"
+               : NULL;
+}
+
+const hist_impl day02_impls[] = {
+    {"gpu_naive", "day02_naive", HIST_DEVICE,
+     "one thread per sample, one global atomicAdd each (seed 003)",
+     "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive},
+    {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,
+     "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
+     "any shape and binning", NULL, NULL, run_naive_coarse},
+};
+
+const size_t day02_impl_count = sizeof day02_impls / sizeof day02_impls[0];
+
+const hist_impl day02_racy_impl = {
+    "gpu_naive_racy", "day02_naive", HIST_DEVICE, "gpu_naive with ++ instead of atomicAdd (wrong)",
+    "demonstration only", too_many_samples, NULL, run_naive_racy};

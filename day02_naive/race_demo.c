@@ -1,0 +1,65 @@
+/**
+ * @file race_demo.c
+ * @brief `make demo`: the naive kernel without its atomic, counting the updates it loses.
+ *
+ * Takes the dataset options of every lesson binary (`--dist constant` by default is what the
+ * Makefile passes). Not a test: the number lost changes from run to run.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "day02.h"
+#include "gpu.h"
+#include "reference.h"
+#include "runner.h"
+
+static uint64_t total(const uint32_t *hist, uint64_t n) {
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < n; ++i)
+        sum += hist[i];
+    return sum;
+}
+
+int main(int argc, char **argv) {
+    const hist_impl *impls[] = {&day02_racy_impl, &day02_impls[0]};
+    hist_options o;
+    hist_status s = hist_parse_args(argc, argv, day02_impls, day02_impl_count, &o);
+    if (s != HIST_OK || o.help || o.list || o.input) {
+        fprintf(stderr, "race_demo: %s\n",
+                s != HIST_OK ? hist_last_error() : "takes the dataset options only");
+        return 2;
+    }
+    hist_device dev;
+    if (hist_device_open(&dev) != HIST_OK) {
+        printf("race demo skipped: %s\n", hist_last_error());
+        return 0;
+    }
+    const hist_problem *p = &o.data.problem;
+    const uint64_t n = hist_counters(p);
+    uint8_t *samples = malloc(hist_samples(p) ? hist_samples(p) : 1);
+    uint32_t *expected = malloc(n * sizeof(uint32_t));
+    uint32_t *got = malloc(n * sizeof(uint32_t));
+    if (!samples || !expected || !got || hist_generate(&o.data, samples) != HIST_OK) {
+        fprintf(stderr, "race_demo: out of memory\n");
+        return 3;
+    }
+    hist_reference(p, samples, expected);
+    char dist[32];
+    hist_dist_format(o.data.dist, dist, sizeof dist);
+    printf("rows=%" PRIu64 " channels=%u dist=%s on %s: %" PRIu64 " samples to count\n", p->rows,
+           p->channels, dist, dev.name, total(expected, n));
+    for (int k = 0; k < 2; ++k) {
+        if ((s = hist_run_once(impls[k], &dev, p, samples, got, 1)) != HIST_OK) {
+            fprintf(stderr, "race_demo: %s\n", hist_last_error());
+            return 3;
+        }
+        const uint64_t counted = total(got, n), wanted = total(expected, n);
+        printf("  %-16s counted %12" PRIu64 ", lost %12" PRIu64 " (%.4f%%)\n", impls[k]->name,
+               counted, wanted - counted, wanted ? 100.0 * (wanted - counted) / wanted : 0.0);
+    }
+    free(samples);
+    free(expected);
+    free(got);
+    return 0;
+}

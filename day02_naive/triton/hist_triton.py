@@ -1,0 +1,69 @@
+"""Seed 003's histogram kernel in Triton, measured on the same data as the CUDA C lesson.
+
+The [rows, channels] uint8 array is flattened; each program handles BLOCK_SIZE elements; each
+element's channel is offset % channels, its bin its value, and one tl.atomic_add counts it.
+
+usage: python3 hist_triton.py INPUT.npy   (a uint8 [rows, channels] file, byte histogram)
+
+Timing: triton.testing.do_bench, median, which clears the L2 before every repetition; the zeroing
+of the output is inside the timed function, as in the course's runner.
+"""
+import sys
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+BLOCK_SIZE = 1024  # seed 003: 1024 elements per program
+
+
+@triton.jit
+def hist_kernel(x_ptr, hist_ptr, n_elements, num_channels, num_bins,
+                BLOCK_SIZE: tl.constexpr, SEM: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid.to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    values = tl.load(x_ptr + offsets, mask=mask, other=0).to(tl.int64)
+    channels = offsets % num_channels
+    tl.atomic_add(hist_ptr + channels * num_bins + values, 1, mask=mask, sem=SEM)
+
+
+def histogram(x, hist, sem):
+    n = x.numel()
+    hist.zero_()
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    hist_kernel[grid](x, hist, n, x.shape[1], 256, BLOCK_SIZE=BLOCK_SIZE, SEM=sem)
+    return hist
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: hist_triton.py INPUT.npy")
+    data = np.load(sys.argv[1])
+    if data.dtype != np.uint8 or data.ndim != 2:
+        sys.exit("hist_triton.py: expected a uint8 [rows, channels] array")
+    rows, channels = data.shape
+    x = torch.from_numpy(np.ascontiguousarray(data)).cuda()
+    hist = torch.empty(channels * 256, dtype=torch.int32, device="cuda")
+
+    # reference: counts of channel * 256 + value
+    keys = (torch.arange(channels, device="cuda", dtype=torch.int64) * 256 + x.to(torch.int64))
+    expected = torch.bincount(keys.flatten(), minlength=channels * 256).to(torch.int32)
+    del keys
+
+    print(f"# Triton {triton.__version__}, torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name()}: rows={rows} channels={channels}")
+    for sem in ("acq_rel", "relaxed"):  # Triton's default, and what CUDA's atomicAdd does
+        got = histogram(x, hist, sem)
+        exact = torch.equal(got, expected)
+        ms = triton.testing.do_bench(lambda: histogram(x, hist, sem), warmup=100, rep=1000,
+                                     return_mode="median")
+        print(f"triton_naive sem={sem:8s} median {ms * 1000:10.1f} us  "
+              f"{rows * channels / (ms * 1e6):7.1f} GB/s  {'exact' if exact else 'MISMATCH'}")
+        if not exact:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

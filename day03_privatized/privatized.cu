@@ -1,0 +1,126 @@
+/**
+ * @file privatized.cu
+ * @brief Day 03: block-private histograms in global memory, then a merge (seed 001, PMPP 9.4).
+ *
+ * Every block owns a private `[channels, bins]` copy in the workspace, so its atomics only ever
+ * compete with its own threads and stay in the L2. Two ways to merge the copies:
+ *
+ *  1. `gpu_private_atomics`: at the end of the same kernel, each block adds its non-zero
+ *     counters into the output with global atomics (seed 001's kernel).
+ *  2. `gpu_private_reduce`: a second kernel, one thread per counter, sums the copies and writes
+ *     the output with plain stores (the two-phase shape day 05 builds on).
+ */
+#include "cuda_check.h"
+#include "day03.h"
+#include "device.cuh"
+
+/** @brief Threads per block of the counting kernel. */
+#define PRIVATE_THREADS 1024
+/** @brief Threads per block of the reduction kernel. */
+#define REDUCE_THREADS 256
+/** @brief The private copies together may take at most this much device memory. */
+#define PRIVATE_MAX_WORKSPACE (UINT64_C(1) << 30)
+
+/** @brief One block per private copy: one full wave (2 blocks of 1024 threads per SM, 264 on an
+ *  H100), fewer if the copies would pass PRIVATE_MAX_WORKSPACE. */
+static uint32_t private_copies(const hist_problem *p, const hist_device *dev) {
+    const uint64_t wave = (uint64_t)dev->sm_count * (dev->max_threads_per_sm / PRIVATE_THREADS);
+    const uint64_t fit = PRIVATE_MAX_WORKSPACE / (hist_counters(p) * sizeof(uint32_t));
+    const uint64_t copies = wave < fit ? wave : fit;
+    return copies > 0 ? (uint32_t)copies : 1;
+}
+
+static size_t private_workspace(const hist_problem *p, const hist_device *dev) {
+    return (size_t)private_copies(p, dev) * hist_counters(p) * sizeof(uint32_t);
+}
+
+/* ---- counting into the block's own copy (and, for version 1, merging it) ---- */
+
+__global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
+                               uint32_t channels, uint32_t bins, hist_bin_map map,
+                               uint32_t *__restrict__ d_private, uint32_t *__restrict__ d_hist,
+                               bool merge_with_atomics) {
+    const uint64_t counters = (uint64_t)channels * bins;
+    uint32_t *my_hist = d_private + blockIdx.x * counters;
+
+    /* the grid-stride loop of day 02, atomics now into this block's copy */
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t channel_step = (uint32_t)(stride % channels);
+    uint32_t channel = (uint32_t)(i % channels);
+    for (; i < n_samples; i += stride) {
+        const int bin = hist_bin_of(d_samples[i], map);
+        if (bin >= 0)
+            atomicAdd(&my_hist[(size_t)channel * bins + bin], 1u);
+        channel += channel_step;
+        if (channel >= channels)
+            channel -= channels;
+    }
+    if (!merge_with_atomics)
+        return;
+
+    /* every thread of the block must be done counting before its copy is read */
+    __syncthreads();
+    for (uint64_t k = threadIdx.x; k < counters; k += blockDim.x) {
+        const uint32_t count = __ldcg(&my_hist[k]); /* from L2, where the atomics landed */
+        if (count > 0)
+            atomicAdd(&d_hist[k], count);
+    }
+}
+
+/* ---- version 2's merge: one thread per counter, summing over the copies ---- */
+
+__global__ void reduce_kernel(const uint32_t *__restrict__ d_private, uint32_t copies,
+                              uint64_t counters, uint32_t *__restrict__ d_hist) {
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= counters)
+        return;
+    uint32_t sum = 0;
+    for (uint32_t copy = 0; copy < copies; ++copy)
+        sum += d_private[copy * counters + k]; /* neighbouring threads, neighbouring words */
+    d_hist[k] = sum;
+}
+
+/* ---- host wrappers ---- */
+
+static hist_status count_privately(const hist_args *a, bool merge_with_atomics) {
+    const hist_problem *p = a->problem;
+    const uint32_t copies = private_copies(p, a->device);
+    const uint64_t counters = hist_counters(p);
+    uint32_t *d_private = (uint32_t *)a->workspace;
+    /* the private copies start at zero: part of the cost, so inside the timed region */
+    HIST_CUDA_TRY(cudaMemsetAsync(d_private, 0, private_workspace(p, a->device)));
+    if (merge_with_atomics)
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, counters * sizeof(uint32_t)));
+    private_kernel<<<copies, PRIVATE_THREADS>>>(a->samples, hist_samples(p), p->channels,
+                                                hist_bins(p->binning), hist_bin_map_of(p->binning),
+                                                d_private, a->hist, merge_with_atomics);
+    HIST_CUDA_TRY_LAUNCH();
+    if (!merge_with_atomics) {
+        reduce_kernel<<<(unsigned)HIST_CEIL_DIV(counters, REDUCE_THREADS), REDUCE_THREADS>>>(
+            d_private, copies, counters, a->hist);
+        HIST_CUDA_TRY_LAUNCH();
+    }
+    return HIST_OK;
+}
+
+static hist_status run_private_atomics(const hist_args *a) {
+    return count_privately(a, true);
+}
+
+static hist_status run_private_reduce(const hist_args *a) {
+    return count_privately(a, false);
+}
+
+const hist_impl day03_impls[] = {
+    {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,
+     "a private global copy per block, merged with global atomics of the non-zero counters",
+     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL,
+     private_workspace, run_private_atomics},
+    {"gpu_private_reduce", "day03_privatized", HIST_DEVICE,
+     "a private global copy per block, summed by a second kernel (plain stores)",
+     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL,
+     private_workspace, run_private_reduce},
+};
+
+const size_t day03_impl_count = sizeof day03_impls / sizeof day03_impls[0];

@@ -1,0 +1,227 @@
+/**
+ * @file shared.cu
+ * @brief Day 04: shared-memory privatization with channel tiling (seed 001, generalised).
+ *
+ * Blocks are tiled over (channel group, row chunk). A group holds as many channels as fit in
+ * the shared memory the device gives a block, so its `[group, bins]` histogram lives on chip:
+ * zero -> barrier -> shared atomics -> barrier -> flush of the non-zero counters with global
+ * atomics.
+ *
+ *  1. `gpu_shared`: one shared atomic per sample.
+ *  2. `gpu_shared_aggregate`: PMPP's aggregation: a thread counts a run of equal bins in a
+ *     register and issues one atomic per run.
+ */
+#include "cuda_check.h"
+#include "day04.h"
+#include "device.cuh"
+
+/** @brief Threads per block. */
+#define SHARED_THREADS 512
+/** @brief Blocks the shared-memory budget leaves room for on one SM (3 x 64 KiB fit Hopper's
+ *  228 KiB). */
+#define SHARED_BLOCKS_PER_SM 3
+/** @brief Waves of blocks over the GPU: enough row chunks that the last wave's tail is short. */
+#define SHARED_WAVES 4
+/** @brief Rows each thread loads before it counts them: independent loads in flight. */
+#define ROWS_IN_FLIGHT 8
+
+/** @brief The tiling of one problem on one device. */
+typedef struct shared_plan {
+    uint32_t group;      /* channels per block */
+    uint32_t groups;     /* channel groups (gridDim.x) */
+    uint32_t chunks;     /* row chunks (gridDim.y) */
+    uint64_t chunk_rows; /* rows per chunk */
+    size_t smem_bytes;   /* group * bins counters */
+} shared_plan;
+
+static shared_plan plan_for(const hist_problem *p, const hist_device *dev) {
+    const uint32_t bins = hist_bins(p->binning);
+    /* channels whose counters fit the per-block budget; above 32, a power of two */
+    const size_t budget = dev->smem_per_sm / SHARED_BLOCKS_PER_SM - 1024; /* 1 KiB: per block */
+    uint32_t fit = (uint32_t)(budget / (bins * sizeof(uint32_t)));
+    if (fit >= 32) {
+        uint32_t pow2 = 32;
+        while (pow2 * 2 <= fit && pow2 * 2 <= SHARED_THREADS)
+            pow2 *= 2;
+        fit = pow2;
+    }
+    shared_plan plan;
+    plan.group = p->channels < fit ? p->channels : fit;
+    plan.groups = (p->channels + plan.group - 1) / plan.group;
+    plan.smem_bytes = (size_t)plan.group * bins * sizeof(uint32_t);
+    const uint64_t target = (uint64_t)dev->sm_count * SHARED_BLOCKS_PER_SM * SHARED_WAVES;
+    uint64_t chunks = (target + plan.groups - 1) / plan.groups;
+    plan.chunk_rows = p->rows > 0 ? (p->rows + chunks - 1) / chunks : 1;
+    plan.chunks = (uint32_t)(p->rows > 0 ? (p->rows + plan.chunk_rows - 1) / plan.chunk_rows : 1);
+    return plan;
+}
+
+/* ---- the counting loop both kernels share: who reads which sample ---- */
+
+/* Threads of a block cover `lanes` consecutive channels of `rows_per_step` rows at once, so a
+ * warp reads consecutive bytes of one row: coalesced. */
+struct tile {
+    uint32_t c0, group_channels;
+    uint64_t r0, r1;
+    uint32_t lanes, rows_per_step, lane, row_offset;
+};
+
+__device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
+                                              uint64_t rows, uint64_t chunk_rows) {
+    tile t;
+    t.c0 = blockIdx.x * group;
+    t.group_channels = min(group, channels - t.c0); /* the last group may be partial */
+    t.r0 = blockIdx.y * chunk_rows;
+    t.r1 = min(t.r0 + chunk_rows, rows);
+    t.lanes = min(t.group_channels, blockDim.x);
+    t.rows_per_step = blockDim.x / t.lanes;
+    t.lane = threadIdx.x % t.lanes;
+    t.row_offset = threadIdx.x / t.lanes;
+    return t;
+}
+
+__device__ __forceinline__ void zero_shared(uint32_t *s_hist, uint32_t n) {
+    for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
+        s_hist[k] = 0;
+    __syncthreads(); /* every counter zeroed before any thread counts */
+}
+
+__device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
+                                             uint32_t *d_hist_group) {
+    __syncthreads(); /* every thread done counting before the counters are read */
+    for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
+        if (s_hist[k] > 0)
+            atomicAdd(&d_hist_group[k], s_hist[k]);
+}
+
+/* ---- 1. one shared atomic per sample ---- */
+
+__global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
+                              uint32_t channels, uint32_t bins, hist_bin_map map, uint32_t group,
+                              uint64_t chunk_rows, uint32_t *__restrict__ d_hist) {
+    extern __shared__ uint32_t s_hist[]; /* [group][bins] */
+    const tile t = tile_of_block(channels, group, rows, chunk_rows);
+    zero_shared(s_hist, t.group_channels * bins);
+
+    if (t.row_offset < t.rows_per_step) {
+        const uint64_t step = t.rows_per_step;
+        for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
+            const uint8_t *column = d_samples + t.c0 + ch;
+            uint32_t *s_channel = s_hist + ch * bins;
+            uint64_t r = t.r0 + t.row_offset;
+            for (; r + (ROWS_IN_FLIGHT - 1) * step < t.r1; r += ROWS_IN_FLIGHT * step) {
+                uint8_t v[ROWS_IN_FLIGHT];
+#pragma unroll
+                for (int k = 0; k < ROWS_IN_FLIGHT; ++k) /* all loads first, then the atomics */
+                    v[k] = column[(r + k * step) * channels];
+#pragma unroll
+                for (int k = 0; k < ROWS_IN_FLIGHT; ++k) {
+                    const int bin = hist_bin_of(v[k], map);
+                    if (bin >= 0)
+                        atomicAdd(&s_channel[bin], 1u);
+                }
+            }
+            for (; r < t.r1; r += step) {
+                const int bin = hist_bin_of(column[r * channels], map);
+                if (bin >= 0)
+                    atomicAdd(&s_channel[bin], 1u);
+            }
+        }
+    }
+    flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
+}
+
+/* ---- 2. aggregation: one atomic per run of equal bins ---- */
+
+/* Count one sample: extend the current run, or close it with one atomic and start another. */
+__device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_length,
+                                          uint32_t *s_channel) {
+    if (bin == run_bin) {
+        ++run_length;
+        return;
+    }
+    if (run_bin >= 0)
+        atomicAdd(&s_channel[run_bin], run_length);
+    run_bin = bin;
+    run_length = 1;
+}
+
+__global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
+                                        uint32_t channels, uint32_t bins, hist_bin_map map,
+                                        uint32_t group, uint64_t chunk_rows,
+                                        uint32_t *__restrict__ d_hist) {
+    extern __shared__ uint32_t s_hist[]; /* [group][bins] */
+    const tile t = tile_of_block(channels, group, rows, chunk_rows);
+    zero_shared(s_hist, t.group_channels * bins);
+
+    if (t.row_offset < t.rows_per_step) {
+        const uint64_t step = t.rows_per_step;
+        for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
+            const uint8_t *column = d_samples + t.c0 + ch;
+            uint32_t *s_channel = s_hist + ch * bins;
+            int run_bin = -1; /* no run yet (and samples outside [lo, hi] are never flushed) */
+            uint32_t run_length = 0;
+            uint64_t r = t.r0 + t.row_offset;
+            for (; r + (ROWS_IN_FLIGHT - 1) * step < t.r1; r += ROWS_IN_FLIGHT * step) {
+                uint8_t v[ROWS_IN_FLIGHT];
+#pragma unroll
+                for (int k = 0; k < ROWS_IN_FLIGHT; ++k)
+                    v[k] = column[(r + k * step) * channels];
+#pragma unroll
+                for (int k = 0; k < ROWS_IN_FLIGHT; ++k)
+                    aggregate(hist_bin_of(v[k], map), run_bin, run_length, s_channel);
+            }
+            for (; r < t.r1; r += step)
+                aggregate(hist_bin_of(column[r * channels], map), run_bin, run_length, s_channel);
+            if (run_bin >= 0)
+                atomicAdd(&s_channel[run_bin], run_length);
+        }
+    }
+    flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
+}
+
+/* ---- host wrappers ---- */
+
+typedef void (*shared_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
+                                 uint32_t, uint64_t, uint32_t *);
+
+static hist_status launch(shared_kernel_fn kernel, const hist_args *a) {
+    const hist_problem *p = a->problem;
+    const shared_plan plan = plan_for(p, a->device);
+    if (plan.smem_bytes > a->device->smem_per_block_optin)
+        return hist_fail(HIST_ERR_UNSUPPORTED,
+                         "day04: %zu bytes of shared memory per block needed, the device allows %zu",
+                         plan.smem_bytes, a->device->smem_per_block_optin);
+    /* above 48 KiB a kernel must opt in to more dynamic shared memory */
+    HIST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)plan.smem_bytes));
+    HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    if (p->rows == 0)
+        return HIST_OK;
+    const dim3 grid(plan.groups, plan.chunks);
+    kernel<<<grid, SHARED_THREADS, plan.smem_bytes>>>(a->samples, p->rows, p->channels,
+                                                      hist_bins(p->binning),
+                                                      hist_bin_map_of(p->binning), plan.group,
+                                                      plan.chunk_rows, a->hist);
+    HIST_CUDA_TRY_LAUNCH();
+    return HIST_OK;
+}
+
+static hist_status run_shared(const hist_args *a) {
+    return launch(shared_kernel, a);
+}
+
+static hist_status run_shared_aggregate(const hist_args *a) {
+    return launch(shared_aggregate_kernel, a);
+}
+
+const hist_impl day04_impls[] = {
+    {"gpu_shared", "day04_shared", HIST_DEVICE,
+     "channel groups in shared memory, one shared atomic per sample, non-zero flush",
+     "any shape and binning", NULL, NULL, run_shared},
+    {"gpu_shared_aggregate", "day04_shared", HIST_DEVICE,
+     "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
+     "any shape and binning", NULL, NULL, run_shared_aggregate},
+};
+
+const size_t day04_impl_count = sizeof day04_impls / sizeof day04_impls[0];

@@ -1,0 +1,36 @@
+/**
+ * @file test_day02_naive.c
+ * @brief day02_naive: every kernel exactly against the reference, on the shape matrix, both presets
+ *        and adversarial data. Skipped cleanly without a GPU.
+ */
+#include "test_util.h"
+
+#include "day02.h"
+
+static void test_shape_matrix(void **state) {
+    (void)state;
+    test_registry_on_matrix(day02_impls, day02_impl_count);
+}
+
+static void test_presets(void **state) {
+    (void)state;
+    test_registry_on_presets(day02_impls, day02_impl_count);
+}
+
+static void test_one_thread_per_sample_limit(void **state) {
+    (void)state;
+    const hist_impl *naive = test_find_impl(day02_impls, day02_impl_count, "gpu_naive");
+    hist_problem huge = {HIST_MAX_ROWS, 512, {0, 255, 1}};
+    hist_problem main_shape = {1048576, 512, {0, 255, 1}};
+    assert_non_null(naive->unsupported(&huge, NULL));
+    assert_null(naive->unsupported(&main_shape, NULL));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape_matrix),
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_one_thread_per_sample_limit),
+    };
+    return cmocka_run_group_tests_name("day02_naive", tests, NULL, NULL);
+}
