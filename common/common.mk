@@ -68,12 +68,17 @@ LESSON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter %.c,$(LESSON_SRCS))) \
                $(patsubst %.cu,$(BUILD)/%.o,$(filter %.cu,$(LESSON_SRCS)))
 KERNEL_OBJS := $(filter-out $(BUILD)/main.o,$(LESSON_OBJS))
 BIN := $(BUILD)/$(LESSON)
+LESSON_LIB := $(BUILD)/lib$(LESSON).a
 TEST_SRC := $(TESTS)/test_$(LESSON).c
 TEST_BIN := $(BUILD)/test_$(LESSON)
 PRESETS ?= main small-binned
 
 .PHONY: all run test clean
-all: $(BIN)
+all: $(BIN) $(LESSON_LIB)
+
+# the lesson's kernels and registry, for the course runner that links every lesson
+$(LESSON_LIB): $(KERNEL_OBJS)
+	ar rcs $@ $^
 
 $(BUILD)/%.o: %.c | $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -104,6 +109,24 @@ $(TEST_BIN): $(TEST_SRC) $(TESTS)/test_util.c $(KERNEL_OBJS) $(LIBHIST) | cmocka
 	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -I$(TESTS) -c $(TESTS)/test_util.c -o $(BUILD)/test_util.o
 	$(NVCC) $(LDFLAGS) -o $@ $(BUILD)/test_$(LESSON).o $(BUILD)/test_util.o $(KERNEL_OBJS) \
 	  $(LIBHIST) $(CMOCKA_LIBS) $(LDLIBS)
+
+# Nsight Compute on one call of the implementations (seed 004's metrics), as one table.
+NCU ?= ncu
+PROFILE_ARGS ?= --reps 1 --warmup 0
+PROFILE_METRICS := gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,$\
+  sm__instruction_throughput.avg.pct_of_peak_sustained_active,$\
+  l1tex__throughput.avg.pct_of_peak_sustained_active,$\
+  lts__throughput.avg.pct_of_peak_sustained_elapsed,$\
+  gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,$\
+  lts__t_sector_hit_rate.pct,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,$\
+  smsp__sass_inst_executed_op_shared_atom.sum,$\
+  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,$\
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
+.PHONY: profile
+profile: $(BIN)
+	$(NCU) --clock-control none --metrics $(PROFILE_METRICS) --csv \
+	  --log-file $(BUILD)/profile.csv ./$(BIN) $(PROFILE_ARGS)
+	@awk -f $(COMMON)/profile.awk $(BUILD)/profile.csv | tee $(BUILD)/profile.txt
 
 clean:
 	rm -rf $(BUILD)

@@ -136,7 +136,8 @@ typedef struct hist_impl {
     hist_where where;        /**< host or device */
     const char *summary;     /**< one line: what this version does */
     const char *constraints; /**< one line for `--list`, e.g. "byte histogram only" */
-    /** Why this problem cannot run here (a sentence), or NULL if it can. NULL pointer: any. */
+    /** Why this problem cannot run here (a sentence), or NULL if it can; @p dev may be NULL
+     *  when no GPU is present. NULL pointer: any problem. */
     const char *(*unsupported)(const hist_problem *p, const hist_device *dev);
     /** Scratch bytes needed (allocated outside the timed region). NULL pointer: none. */
     size_t (*workspace_bytes)(const hist_problem *p, const hist_device *dev);

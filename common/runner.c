@@ -146,8 +146,14 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
                         : 0.0,
                     reference_us > 0 && t > 0 ? reference_us / t : 0.0,
                     r->mismatches == 0 ? "exact" : "mismatch");
-        else
-            fprintf(f, ",,,,,,,skipped: %s,", r->skip_reason);
+        else {
+            char reason[sizeof r->skip_reason];
+            snprintf(reason, sizeof reason, "%s", r->skip_reason);
+            for (char *c = reason; *c; ++c)
+                if (*c == ',' || *c == '"')
+                    *c = ';'; /* keep the CSV's columns */
+            fprintf(f, ",,,,,,,skipped: %s,", reason);
+        }
         fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d\n", floor->median_us, gpu,
                 (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
                 (unsigned long long)o->data.seed, o->reps, o->threads);
@@ -285,8 +291,10 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             continue;
         hist_result *r = &st.results[n++];
         r->impl = impl;
-        const char *why = impl->where == HIST_DEVICE && !device ? no_gpu
-                                                                : unsupported_reason(impl, &p, device);
+        /* constraints first: they hold or not whatever the machine */
+        const char *why = unsupported_reason(impl, &p, device);
+        if (!why && impl->where == HIST_DEVICE && !device)
+            why = no_gpu;
         if (why) {
             snprintf(r->skip_reason, sizeof r->skip_reason, "%s", why);
             continue;

@@ -20,7 +20,7 @@
 /** @brief Increments between two touches of one counter that keep the CPU from waiting on the
  *  previous increment: a row-major sweep puts `channels` increments between two touches of one
  *  channel's counters, so with fewer than 4 channels each thread keeps several sub-histograms
- *  (row `r` counts into copy `r % copies`). */
+ *  (consecutive rows count into consecutive copies). */
 #define CPU_MIN_INTERLEAVE 4
 
 /** @brief Sub-histograms per thread for a channel count. */
@@ -59,11 +59,13 @@ static void *count_rows(void *arg) {
     const size_t copy_size = (size_t)channels * stride;
     memset(w->counts, 0, copies * copy_size * sizeof(uint32_t));
 
+    uint32_t copy_index = 0;
     for (uint64_t r = w->row_begin; r < w->row_end; ++r) {
         const uint8_t *row = w->samples + r * channels;
-        uint32_t *copy = w->counts + (r % copies) * copy_size;
+        uint32_t *copy = w->counts + copy_index * copy_size;
         for (uint32_t c = 0; c < channels; ++c)
             copy[(size_t)c * stride + bin_of[row[c]]]++;
+        copy_index = copy_index + 1 < copies ? copy_index + 1 : 0; /* the next row, the next copy */
     }
     return NULL;
 }

@@ -1,0 +1,268 @@
+/**
+ * @file optimized.cu
+ * @brief Day 05: seed 000's two-phase H100 kernel, as the seed describes it.
+ *
+ * Phase 1, `histogram_optimized_kernel`: a block counts 64 channels (blockIdx.x) of one chunk
+ * of rows (blockIdx.y) into a padded shared histogram, reading 4 channels per 32-bit load, 8
+ * loads in flight with double buffering, and stores its partial histogram with plain stores.
+ * Phase 2, `histogram_reduce_kernel`: one thread per (channel, bin) sums the chunks.
+ *
+ * Byte histogram only (256 bins of 1), channels divisible by 4 (32-bit rows).
+ */
+#include "cuda_check.h"
+#include "day05.h"
+
+/** @brief Threads per block: 8 warps. */
+#define D05_THREADS 256
+/** @brief Warps per block. */
+#define D05_WARPS (D05_THREADS / 32)
+/** @brief Channels per block (blockIdx.x is the channel group). */
+#define D05_CHANNELS_PER_BLOCK 64
+/** @brief 32-bit words per row of a channel group: 16, so a warp covers 2 rows. */
+#define D05_WORDS_PER_GROUP_ROW (D05_CHANNELS_PER_BLOCK / 4)
+/** @brief Bins of the byte histogram. */
+#define D05_BINS 256
+/** @brief Shared histogram row: 256 bins + 2 words of padding ([64][258] ints, seed 000). */
+#define D05_SHARED_ROW 258
+/** @brief Shared memory of phase 1: 64 x 258 x 4 bytes = 66,048 bytes. */
+#define D05_SHARED_BYTES (D05_CHANNELS_PER_BLOCK * D05_SHARED_ROW * sizeof(unsigned int))
+/** @brief Blocks per SM the chunk count aims for: 2 x 132 = 264 blocks on an H100 (seed 000's
+ *  "2 waves"). */
+#define D05_BLOCKS_PER_SM 2
+/** @brief Rows each thread has in flight: 8x unrolling. */
+#define D05_UNROLL 8
+/** @brief Threads per block of phase 2. */
+#define D05_REDUCE_THREADS 256
+
+/** @brief Where channel `ch`'s bin 0 sits in the shared histogram: 257 words per channel plus one
+ *  more every 4 channels (seed 000's `ch * 257 + (ch >> 2) + bin`). */
+__device__ __forceinline__ unsigned int padded_base(int ch) {
+    return ch * 257 + (ch >> 2);
+}
+
+/* ---- the launch configuration (seed 000's "Configuration") ---- */
+
+typedef struct d05_plan {
+    int grid_x;     /* channel groups: 8 for 512 channels */
+    int grid_y;     /* row chunks: 33 on a 132-SM H100 with 8 groups */
+    int chunk_size; /* rows per chunk */
+} d05_plan;
+
+static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
+    d05_plan plan;
+    plan.grid_x = (int)HIST_CEIL_DIV(p->channels, D05_CHANNELS_PER_BLOCK);
+    /* seed 000 hard-codes target_chunks = 33 so that 8 x 33 = 264 = 2 x 132 SMs */
+    int target_chunks = D05_BLOCKS_PER_SM * dev->sm_count / plan.grid_x;
+    if (target_chunks < 1)
+        target_chunks = 1;
+    uint64_t chunk_size = HIST_CEIL_DIV(p->rows, (uint64_t)target_chunks);
+    plan.chunk_size = chunk_size < 1 ? 1 : (int)chunk_size;
+    plan.grid_y = p->rows > 0 ? (int)HIST_CEIL_DIV(p->rows, (uint64_t)plan.chunk_size) : 1;
+    return plan;
+}
+
+/* ---- phase 1 ---- */
+
+/* Count the 4 channels of one 32-bit word, one shared atomic each. */
+#define COUNT_WORD(v)                                                                              \
+    do {                                                                                           \
+        atomicAdd(&h0[(v) & 0xFF], 1u);                                                            \
+        atomicAdd(&h1[((v) >> 8) & 0xFF], 1u);                                                     \
+        atomicAdd(&h2[((v) >> 16) & 0xFF], 1u);                                                    \
+        atomicAdd(&h3[(v) >> 24], 1u);                                                             \
+    } while (0)
+
+__global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, int length,
+                                           int num_channels, int chunk_size,
+                                           unsigned int *__restrict__ partial_output) {
+    extern __shared__ unsigned int s_hist[]; /* [64 channels][258 bins] */
+    const int tid = threadIdx.x;
+    const int warp_id = tid / 32;
+    const int lane = tid % 32;
+
+    /* 1. Initialize shared memory */
+    for (int i = tid; i < D05_CHANNELS_PER_BLOCK * D05_SHARED_ROW; i += blockDim.x)
+        s_hist[i] = 0;
+    __syncthreads();
+
+    /* 2. Determine workload: this block's 64 channels and chunk of rows */
+    const int group_idx = blockIdx.x;
+    const int start_channel = group_idx * D05_CHANNELS_PER_BLOCK;
+    const int group_words = min(D05_WORDS_PER_GROUP_ROW, (num_channels - start_channel) / 4);
+    const int chunk_idx = blockIdx.y;
+    const int row_start = chunk_idx * chunk_size;
+    const int row_end = min(row_start + chunk_size, length);
+
+    /* a warp covers two rows: lanes 0-15 the words of one, lanes 16-31 the next */
+    const int sub_row = lane / D05_WORDS_PER_GROUP_ROW;
+    const int word = lane % D05_WORDS_PER_GROUP_ROW;
+    const size_t row_stride_u32 = (size_t)num_channels >> 2;
+    const unsigned int *ptr_base =
+        reinterpret_cast<const unsigned int *>(input + start_channel) + word;
+
+    /* this thread's 4 channels, each a pointer to its padded shared histogram */
+    const int ch = word * 4;
+    unsigned int *h0 = s_hist + padded_base(ch + 0);
+    unsigned int *h1 = s_hist + padded_base(ch + 1);
+    unsigned int *h2 = s_hist + padded_base(ch + 2);
+    unsigned int *h3 = s_hist + padded_base(ch + 3);
+
+    const int effective_step = D05_WARPS * 2; /* 16 rows between a thread's consecutive loads */
+    const int unroll_step_8x = effective_step * D05_UNROLL;
+    int r = row_start + warp_id * 2 + sub_row;
+
+    if (word < group_words) { /* a last, partial group of channels leaves some lanes idle */
+        /* 3. Double buffering + 8x unrolling */
+        const bool has_full_batch_8x = r + effective_step * 7 < row_end;
+        if (has_full_batch_8x) {
+            /* prefetch the first batch */
+            unsigned int v0 = ptr_base[(size_t)(r + 0 * effective_step) * row_stride_u32];
+            unsigned int v1 = ptr_base[(size_t)(r + 1 * effective_step) * row_stride_u32];
+            unsigned int v2 = ptr_base[(size_t)(r + 2 * effective_step) * row_stride_u32];
+            unsigned int v3 = ptr_base[(size_t)(r + 3 * effective_step) * row_stride_u32];
+            unsigned int v4 = ptr_base[(size_t)(r + 4 * effective_step) * row_stride_u32];
+            unsigned int v5 = ptr_base[(size_t)(r + 5 * effective_step) * row_stride_u32];
+            unsigned int v6 = ptr_base[(size_t)(r + 6 * effective_step) * row_stride_u32];
+            unsigned int v7 = ptr_base[(size_t)(r + 7 * effective_step) * row_stride_u32];
+            r += unroll_step_8x;
+
+            while (r + effective_step * 7 < row_end) {
+                /* load the next batch while counting the current one */
+                unsigned int n0 = ptr_base[(size_t)(r + 0 * effective_step) * row_stride_u32];
+                unsigned int n1 = ptr_base[(size_t)(r + 1 * effective_step) * row_stride_u32];
+                unsigned int n2 = ptr_base[(size_t)(r + 2 * effective_step) * row_stride_u32];
+                unsigned int n3 = ptr_base[(size_t)(r + 3 * effective_step) * row_stride_u32];
+                unsigned int n4 = ptr_base[(size_t)(r + 4 * effective_step) * row_stride_u32];
+                unsigned int n5 = ptr_base[(size_t)(r + 5 * effective_step) * row_stride_u32];
+                unsigned int n6 = ptr_base[(size_t)(r + 6 * effective_step) * row_stride_u32];
+                unsigned int n7 = ptr_base[(size_t)(r + 7 * effective_step) * row_stride_u32];
+
+                COUNT_WORD(v0);
+                COUNT_WORD(v1);
+                COUNT_WORD(v2);
+                COUNT_WORD(v3);
+                COUNT_WORD(v4);
+                COUNT_WORD(v5);
+                COUNT_WORD(v6);
+                COUNT_WORD(v7);
+
+                v0 = n0; v1 = n1; v2 = n2; v3 = n3;
+                v4 = n4; v5 = n5; v6 = n6; v7 = n7;
+                r += unroll_step_8x;
+            }
+            /* the last prefetched batch */
+            COUNT_WORD(v0);
+            COUNT_WORD(v1);
+            COUNT_WORD(v2);
+            COUNT_WORD(v3);
+            COUNT_WORD(v4);
+            COUNT_WORD(v5);
+            COUNT_WORD(v6);
+            COUNT_WORD(v7);
+        }
+        /* remainder: the rows left after the last full batch */
+        for (; r < row_end; r += effective_step) {
+            const unsigned int v = ptr_base[(size_t)r * row_stride_u32];
+            COUNT_WORD(v);
+        }
+    }
+    __syncthreads(); /* every count in before the flush reads the histogram */
+
+    /* 4. Flush: this chunk's partial histogram, plain stores, only the non-zero counts */
+    const size_t total_elements = (size_t)num_channels * D05_BINS;
+    const size_t chunk_offset = (size_t)chunk_idx * total_elements;
+    for (int i = tid; i < group_words * 4 * D05_BINS; i += blockDim.x) {
+        const int ch_local = i / D05_BINS;
+        const int bin = i % D05_BINS;
+        const unsigned int count = s_hist[padded_base(ch_local) + bin];
+        if (count > 0) {
+            const size_t global_ch = (size_t)start_channel + ch_local;
+            partial_output[chunk_offset + global_ch * D05_BINS + bin] = count;
+        }
+    }
+}
+
+/* ---- phase 2 ---- */
+
+__global__ void histogram_reduce_kernel(const unsigned int *__restrict__ partial_histograms,
+                                        unsigned int *__restrict__ output, int num_elements,
+                                        int grid_y) {
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= num_elements)
+        return;
+    unsigned int sum = 0;
+    size_t offset = idx;
+    /* 4-way unrolled accumulation over the chunks */
+    int i = 0;
+    for (; i + 3 < grid_y; i += 4) {
+        sum += partial_histograms[offset];
+        offset += num_elements;
+        sum += partial_histograms[offset];
+        offset += num_elements;
+        sum += partial_histograms[offset];
+        offset += num_elements;
+        sum += partial_histograms[offset];
+        offset += num_elements;
+    }
+    for (; i < grid_y; ++i) {
+        sum += partial_histograms[offset];
+        offset += num_elements;
+    }
+    output[idx] = sum;
+}
+
+/* ---- host side ---- */
+
+static const char *unsupported(const hist_problem *p, const hist_device *dev) {
+    (void)dev;
+    if (!hist_is_byte_binning(p->binning))
+        return "byte histogram only (--lo 0 --hi 255 --width 1)";
+    if (p->channels % 4 != 0)
+        return "channels must be divisible by 4 (each thread reads 4 channels as one 32-bit word)";
+    if (p->rows + D05_UNROLL * D05_WARPS * 2 > 2147483647u ||
+        (uint64_t)p->channels * D05_BINS > 2147483647u)
+        return "rows and channels x 256 must stay below 2^31 (the seed's int indices)";
+    return NULL;
+}
+
+static size_t partial_bytes(const hist_problem *p, const hist_device *dev) {
+    return (size_t)plan_for(p, dev).grid_y * hist_counters(p) * sizeof(unsigned int);
+}
+
+static hist_status run_optimized(const hist_args *a) {
+    const hist_problem *p = a->problem;
+    const d05_plan plan = plan_for(p, a->device);
+    unsigned int *d_partial = (unsigned int *)a->workspace;
+    const int num_elements = (int)hist_counters(p);
+
+    /* seed 004: 100% of the unified L1/shared memory as shared memory, and the dynamic shared
+       memory limit raised to the 66,048 bytes a block needs (above the default 48 KiB) */
+    HIST_CUDA_TRY(cudaFuncSetCacheConfig(histogram_optimized_kernel, cudaFuncCachePreferL1));
+    HIST_CUDA_TRY(cudaFuncSetAttribute(histogram_optimized_kernel,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       cudaSharedmemCarveoutMaxShared));
+    HIST_CUDA_TRY(cudaFuncSetAttribute(histogram_optimized_kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)D05_SHARED_BYTES));
+    /* the flush stores only non-zero counts, so the partials start at zero */
+    HIST_CUDA_TRY(cudaMemsetAsync(d_partial, 0, partial_bytes(p, a->device)));
+    if (p->rows > 0) {
+        const dim3 grid(plan.grid_x, plan.grid_y);
+        histogram_optimized_kernel<<<grid, D05_THREADS, D05_SHARED_BYTES>>>(
+            a->samples, (int)p->rows, (int)p->channels, plan.chunk_size, d_partial);
+        HIST_CUDA_TRY_LAUNCH();
+    }
+    histogram_reduce_kernel<<<HIST_CEIL_DIV(num_elements, D05_REDUCE_THREADS),
+                              D05_REDUCE_THREADS>>>(d_partial, a->hist, num_elements, plan.grid_y);
+    HIST_CUDA_TRY_LAUNCH();
+    return HIST_OK;
+}
+
+const hist_impl day05_impls[] = {
+    {"gpu_seed000", "day05_optimized_h100", HIST_DEVICE,
+     "seed 000: 64-channel blocks, 32-bit loads, 8x unrolled double buffering, padded [64][258] "
+     "shared histogram, partials + reduction",
+     "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized},
+};
+
+const size_t day05_impl_count = sizeof day05_impls / sizeof day05_impls[0];

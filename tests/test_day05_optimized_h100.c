@@ -1,0 +1,69 @@
+/**
+ * @file test_day05_optimized_h100.c
+ * @brief day05_optimized_h100: seed 000's kernel exactly against the reference on every row count
+ *        that exercises its unrolled loop and remainder, channel counts divisible by 4 (partial
+ *        64-channel groups included), every distribution; and its constraints.
+ */
+#include <string.h>
+
+#include "test_util.h"
+
+#include "day05.h"
+
+static const uint64_t rows[] = {0, 1, 15, 16, 17, 127, 128, 129, 1000003};
+static const uint32_t channels[] = {4, 8, 60, 64, 68, 512, 516, 1024};
+
+static void test_shape_matrix(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    const test_matrix m = {rows, 9, channels, 8};
+    /* the matrix's other binnings are refused by the constraints: byte binning only */
+    int ran = test_matrix_exact(&day05_impls[0], dev, &m, 1);
+    print_message("gpu_seed000: %d cases exact\n", ran);
+    assert_int_equal(ran, 9 * 8 * 4);
+}
+
+static void test_presets(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    hist_dataset d;
+    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0}, {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_CONTENTION, 90}, {HIST_DIST_RUNS, 1000}};
+    for (size_t i = 0; i < 4; ++i) {
+        d.dist = dists[i];
+        assert_true(test_exact(&day05_impls[0], dev, &d, 1));
+    }
+}
+
+static void test_constraints_are_clear(void **state) {
+    (void)state;
+    const hist_impl *impl = &day05_impls[0];
+    hist_problem binned = {100, 8, {1, 100, 20}};
+    hist_problem odd = {100, 3, {0, 255, 1}};
+    hist_problem wide_bins = {100, 8, {0, 255, 2}};
+    hist_problem ok = {100, 516, {0, 255, 1}};
+    assert_non_null(strstr(impl->unsupported(&binned, NULL), "byte histogram only"));
+    assert_non_null(strstr(impl->unsupported(&wide_bins, NULL), "byte histogram only"));
+    assert_non_null(strstr(impl->unsupported(&odd, NULL), "divisible by 4"));
+    assert_null(impl->unsupported(&ok, NULL));
+    /* the runner lists it as skipped with that reason, and the small-binned preset shows it */
+    char out[8192], err[1024];
+    char *argv[] = {LESSON_BIN, "--preset", "small-binned", "--reps", "1", NULL};
+    assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "skipped: byte histogram only"));
+    char *argv3[] = {LESSON_BIN, "--channels", "6", "--rows", "10", "--reps", "1", NULL};
+    assert_int_equal(test_run_program(argv3, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "skipped: channels must be divisible by 4"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape_matrix),
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_constraints_are_clear),
+    };
+    return cmocka_run_group_tests_name("day05_optimized_h100", tests, NULL, NULL);
+}
