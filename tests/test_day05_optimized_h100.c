@@ -34,7 +34,7 @@ static void test_presets(void **state) {
                                       {HIST_DIST_CONTENTION, 90}, {HIST_DIST_RUNS, 1000}};
     for (size_t i = 0; i < 4; ++i) {
         d.dist = dists[i];
-        assert_true(test_exact(&day05_impls[0], dev, &d, 1));
+        test_registry_exact(day05_impls, day05_impl_count, dev, &d);
     }
 }
 

@@ -57,9 +57,14 @@ const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char
     return NULL;
 }
 
-int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads) {
+/* Run every implementation whose constraints hold on one dataset; fail on any difference. */
+static int exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                     const hist_dataset *d, int threads, int *ran) {
     const hist_problem *p = &d->problem;
-    if (impl->unsupported && impl->unsupported(p, dev))
+    int any = 0;
+    for (size_t i = 0; i < count; ++i)
+        any |= !(impls[i]->unsupported && impls[i]->unsupported(p, dev));
+    if (!any)
         return 0;
     uint8_t *samples = test_samples(d);
     const size_t counters = (size_t)hist_counters(p);
@@ -67,49 +72,69 @@ int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset
     uint32_t *got = malloc(counters * sizeof(uint32_t));
     assert_non_null(expected);
     assert_non_null(got);
-    memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against a zeroed buffer */
     hist_reference(p, samples, expected);
-    hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
     char dist[32];
     hist_dist_format(d->dist, dist, sizeof dist);
-    if (s != HIST_OK)
-        fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u dist=%s: %s",
-                 impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
-                 p->binning.hi, p->binning.width, dist, hist_last_error());
-    uint64_t bad = hist_verify(p, expected, got, 10, stderr);
-    if (bad)
-        fail_msg("%s: %llu counters differ on rows=%llu channels=%u lo=%u hi=%u width=%u "
-                 "dist=%s seed=%llu threads=%d",
-                 impl->name, (unsigned long long)bad, (unsigned long long)p->rows, p->channels,
-                 p->binning.lo, p->binning.hi, p->binning.width, dist,
-                 (unsigned long long)d->seed, threads);
+    int total = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const hist_impl *impl = impls[i];
+        if (impl->unsupported && impl->unsupported(p, dev))
+            continue;
+        memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against zeros */
+        hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
+        if (s != HIST_OK)
+            fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u dist=%s: %s",
+                     impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
+                     p->binning.hi, p->binning.width, dist, hist_last_error());
+        uint64_t bad = hist_verify(p, expected, got, 10, stderr);
+        if (bad)
+            fail_msg("%s: %llu counters differ on rows=%llu channels=%u lo=%u hi=%u width=%u "
+                     "dist=%s seed=%llu threads=%d",
+                     impl->name, (unsigned long long)bad, (unsigned long long)p->rows,
+                     p->channels, p->binning.lo, p->binning.hi, p->binning.width, dist,
+                     (unsigned long long)d->seed, threads);
+        if (ran)
+            ran[i]++;
+        ++total;
+    }
     free(samples);
     free(expected);
     free(got);
-    return 1;
+    return total;
+}
+
+int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads) {
+    return exact_all(&impl, 1, dev, d, threads, NULL);
 }
 
 static const uint64_t default_rows[] = {0, 1, 7, 1000, 65537};
 static const uint32_t default_channels[] = {1, 3, 4, 63, 64, 65, 512, 513};
 const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8};
 
-int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
-                      int threads) {
+void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                           const test_matrix *m, int threads, int *ran) {
     static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
                                       {HIST_DIST_CONTENTION, 90},
                                       {HIST_DIST_CONSTANT, 0},
                                       {HIST_DIST_RUNS, 7}};
     static const hist_binning binnings[] = {{0, 255, 1}, {1, 100, 20}, {10, 200, 7}};
-    int ran = 0;
     uint64_t seed = 1;
+    for (size_t i = 0; i < count; ++i)
+        ran[i] = 0;
     for (size_t r = 0; r < m->n_rows; ++r)
         for (size_t c = 0; c < m->n_channels; ++c)
             for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
                 for (size_t b = 0; b < sizeof binnings / sizeof binnings[0]; ++b) {
                     hist_dataset data =
                         test_data(m->rows[r], m->channels[c], binnings[b], dists[d], seed++);
-                    ran += test_exact(impl, dev, &data, threads);
+                    exact_all(impls, count, dev, &data, threads, ran);
                 }
+}
+
+int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
+                      int threads) {
+    int ran = 0;
+    test_matrix_exact_all(&impl, 1, dev, m, threads, &ran);
     return ran;
 }
 
@@ -125,11 +150,25 @@ static const hist_device *device_for(const hist_impl *impls, size_t count) {
 
 void test_registry_on_matrix(const hist_impl *impls, size_t count) {
     const hist_device *dev = device_for(impls, count);
+    const hist_impl *list[16] = {NULL};
+    int ran[16];
+    assert_true(count <= 16);
+    for (size_t i = 0; i < count; ++i)
+        list[i] = &impls[i];
+    test_matrix_exact_all(list, count, dev, &TEST_MATRIX_DEFAULT, 2, ran);
     for (size_t i = 0; i < count; ++i) {
-        int ran = test_matrix_exact(&impls[i], dev, &TEST_MATRIX_DEFAULT, 2);
-        print_message("%s: %d cases exact\n", impls[i].name, ran);
-        assert_int_equal(ran, 5 * 8 * 4 * 3);
+        print_message("%s: %d cases exact\n", impls[i].name, ran[i]);
+        assert_int_equal(ran[i], 5 * 8 * 4 * 3);
     }
+}
+
+void test_registry_exact(const hist_impl *impls, size_t count, const hist_device *dev,
+                         const hist_dataset *d) {
+    const hist_impl *list[16] = {NULL};
+    assert_true(count <= 16);
+    for (size_t i = 0; i < count; ++i)
+        list[i] = &impls[i];
+    assert_int_equal(exact_all(list, count, dev, d, 2, NULL), (int)count);
 }
 
 void test_registry_on_presets(const hist_impl *impls, size_t count) {
@@ -138,14 +177,12 @@ void test_registry_on_presets(const hist_impl *impls, size_t count) {
     for (size_t k = 0; k < 2; ++k) {
         hist_dataset d;
         assert_int_equal(hist_preset(presets[k], &d), HIST_OK);
-        for (size_t i = 0; i < count; ++i)
-            assert_true(test_exact(&impls[i], dev, &d, 2));
+        test_registry_exact(impls, count, dev, &d);
     }
     static const hist_dist hard[] = {{HIST_DIST_CONSTANT, 0}, {HIST_DIST_CONTENTION, 90}};
     for (size_t k = 0; k < 2; ++k) {
         hist_dataset d = test_data(100003, 512, (hist_binning){0, 255, 1}, hard[k], 1001);
-        for (size_t i = 0; i < count; ++i)
-            assert_true(test_exact(&impls[i], dev, &d, 2));
+        test_registry_exact(impls, count, dev, &d);
     }
 }
 

@@ -69,6 +69,20 @@ int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_
                       int threads);
 
 /**
+ * @brief test_matrix_exact() for several implementations at once: each dataset is generated
+ *        and its reference computed once; @p ran[i] counts the cases implementation i ran.
+ */
+void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                           const test_matrix *m, int threads, int *ran);
+
+/**
+ * @brief Every implementation of a registry, exactly, on one dataset (generated once); each must
+ *        accept it.
+ */
+void test_registry_exact(const hist_impl *impls, size_t count, const hist_device *dev,
+                         const hist_dataset *d);
+
+/**
  * @brief Every implementation of a registry, exactly, on the full shape matrix (skips without a
  *        GPU when the registry has device implementations); asserts each ran every case.
  */

@@ -1,0 +1,171 @@
+/**
+ * @file probe.cu
+ * @brief `make -C day06_roofline probe`: the two ceilings day 06 works between, measured apart.
+ *
+ *  1. Shared atomics alone: as many conflict-free `atomicAdd(p, 1)` as the main preset has
+ *     samples (5.4e8), in day 06's `[bin][slot]` layout, one block of 1024 threads per SM, with
+ *     bins from a register hash (uniform) or all equal (constant); no global loads at all.
+ *  2. Reading alone: streaming kernels over 512 MiB with different load widths and depths, to
+ *     check that the harness's floor kernel is the fastest read we know.
+ */
+#include <stdio.h>
+
+#include "cuda_check.h"
+#include "gpu.h"
+
+#define PROBE_THREADS 1024
+#define PROBE_SLOTS 128
+#define PROBE_BINS 256
+
+__global__ void __launch_bounds__(PROBE_THREADS, 1)
+    atomics_only_kernel(uint32_t per_thread, int constant, uint32_t *d_sink) {
+    extern __shared__ uint32_t s_hist[];
+    for (uint32_t k = threadIdx.x; k < PROBE_BINS * PROBE_SLOTS; k += blockDim.x)
+        s_hist[k] = 0;
+    __syncthreads();
+    uint32_t *s_lane = s_hist + threadIdx.x % 32;
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x + 1;
+    for (uint32_t i = 0; i < per_thread; i += 4) {
+        x = x * 1664525u + 1013904223u; /* 4 bins per step from one LCG word */
+        const uint32_t v = constant ? 0x2A2A2A2Au : x;
+        atomicAdd(&s_lane[(v & 0xFF) * PROBE_SLOTS + 0], 1u);
+        atomicAdd(&s_lane[((v >> 8) & 0xFF) * PROBE_SLOTS + 32], 1u);
+        atomicAdd(&s_lane[((v >> 16) & 0xFF) * PROBE_SLOTS + 64], 1u);
+        atomicAdd(&s_lane[(v >> 24) * PROBE_SLOTS + 96], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        d_sink[blockIdx.x] = s_hist[42 * PROBE_SLOTS + 7];
+}
+
+template <typename T, int UNROLL>
+__global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_sink) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t x = 0;
+    for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride) {
+        T v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+            v[u] = data[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+            x ^= reinterpret_cast<const uint32_t *>(&v[u])[0];
+    }
+    for (; i < n; i += stride)
+        x ^= reinterpret_cast<const uint32_t *>(&data[i])[0];
+    if (x == 0x12345678u) /* never true on the probe's data; keeps the loads */
+        d_sink[0] = x;
+}
+
+static hist_status time_us(cudaEvent_t start, cudaEvent_t stop, float *us) {
+    HIST_CUDA_TRY(cudaEventSynchronize(stop));
+    HIST_CUDA_TRY(cudaEventElapsedTime(us, start, stop));
+    *us *= 1000.0f;
+    return HIST_OK;
+}
+
+static int compare_float(const void *a, const void *b) {
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+#define PROBE_REPS 21
+
+template <typename F>
+static hist_status median_us(F launch, uint8_t *d_flush, size_t flush_bytes, float *median) {
+    cudaEvent_t start, stop;
+    HIST_CUDA_TRY(cudaEventCreate(&start));
+    HIST_CUDA_TRY(cudaEventCreate(&stop));
+    float t[PROBE_REPS];
+    for (int rep = -1; rep < PROBE_REPS; ++rep) {
+        HIST_CUDA_TRY(cudaMemsetAsync(d_flush, rep & 0xFF, flush_bytes));
+        HIST_CUDA_TRY(cudaEventRecord(start));
+        launch();
+        HIST_CUDA_TRY_LAUNCH();
+        HIST_CUDA_TRY(cudaEventRecord(stop));
+        float us = 0;
+        hist_status s = time_us(start, stop, &us);
+        if (s != HIST_OK)
+            return s;
+        if (rep >= 0)
+            t[rep] = us;
+    }
+    qsort(t, PROBE_REPS, sizeof t[0], compare_float);
+    *median = t[PROBE_REPS / 2];
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return HIST_OK;
+}
+
+static hist_status probe(const hist_device *dev) {
+    const size_t bytes = (size_t)512 << 20; /* the main preset's input */
+    const size_t flush_bytes = 2 * dev->l2_bytes;
+    uint8_t *d_data = NULL, *d_flush = NULL;
+    uint32_t *d_sink = NULL;
+    HIST_CUDA_TRY(cudaMalloc(&d_data, bytes));
+    HIST_CUDA_TRY(cudaMalloc(&d_flush, flush_bytes));
+    HIST_CUDA_TRY(cudaMalloc(&d_sink, 4096 * sizeof(uint32_t)));
+    HIST_CUDA_TRY(cudaMemset(d_data, 0x5A, bytes));
+    printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n",
+           dev->name, dev->sm_count, PROBE_REPS);
+
+    const size_t smem = PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t);
+    HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const uint32_t per_thread = (uint32_t)(bytes / ((size_t)dev->sm_count * PROBE_THREADS));
+    for (int constant = 0; constant < 2; ++constant) {
+        float us = 0;
+        hist_status s = median_us(
+            [&] {
+                atomics_only_kernel<<<dev->sm_count, PROBE_THREADS, smem>>>(per_thread & ~3u,
+                                                                           constant, d_sink);
+            },
+            d_flush, flush_bytes, &us);
+        if (s != HIST_OK)
+            return s;
+        printf("  shared atomics only, %s bins: %.1f us for %.3g atomics\n",
+               constant ? "constant" : "uniform ", us,
+               (double)(per_thread & ~3u) * dev->sm_count * PROBE_THREADS);
+    }
+
+    const int blocks_full = dev->sm_count * (dev->max_threads_per_sm / 256);
+#define READ_PROBE(T, U, BLOCKS, THREADS, LABEL)                                                   \
+    do {                                                                                           \
+        float us = 0;                                                                              \
+        hist_status s = median_us(                                                                 \
+            [&] {                                                                                  \
+                read_kernel<T, U><<<(BLOCKS), (THREADS)>>>((const T *)d_data, bytes / sizeof(T),   \
+                                                           d_sink);                                \
+            },                                                                                     \
+            d_flush, flush_bytes, &us);                                                            \
+        if (s != HIST_OK)                                                                          \
+            return s;                                                                              \
+        printf("  read %-36s %.1f us (%.0f GB/s)\n", LABEL, us, bytes / (us * 1e3));               \
+    } while (0)
+    READ_PROBE(uint4, 4, blocks_full, 256, "16 B x4, 256 thr, full occupancy:");
+    READ_PROBE(uint4, 8, blocks_full, 256, "16 B x8, 256 thr, full occupancy:");
+    READ_PROBE(uint4, 2, blocks_full, 256, "16 B x2, 256 thr, full occupancy:");
+    READ_PROBE(uint4, 4, dev->sm_count, 1024, "16 B x4, 1024 thr, 1 block/SM:");
+    READ_PROBE(uint4, 8, dev->sm_count, 1024, "16 B x8, 1024 thr, 1 block/SM:");
+    READ_PROBE(uint32_t, 8, dev->sm_count, 1024, "4 B x8, 1024 thr, 1 block/SM:");
+    READ_PROBE(uint32_t, 16, dev->sm_count, 1024, "4 B x16, 1024 thr, 1 block/SM:");
+    READ_PROBE(uint4, 4, 4 * blocks_full, 256, "16 B x4, 256 thr, 4 waves:");
+    cudaFree(d_data);
+    cudaFree(d_flush);
+    cudaFree(d_sink);
+    return HIST_OK;
+}
+
+int main(void) {
+    hist_device dev;
+    if (hist_device_open(&dev) != HIST_OK) {
+        printf("probe skipped: %s\n", hist_last_error());
+        return 0;
+    }
+    if (probe(&dev) != HIST_OK) {
+        fprintf(stderr, "probe: %s\n", hist_last_error());
+        return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,294 @@
+/**
+ * @file roofline.cu
+ * @brief Day 06: the profile-guided kernel at the memory roofline (seed 004's next steps).
+ *
+ * Day 05's L1/shared pipe was 95% busy, mostly replaying bank conflicts. Here every warp-wide
+ * shared atomic hits 32 different banks whatever the data, loads are wide and many, and one
+ * kernel does the whole job:
+ *
+ *  - a block owns 128 channels of a chunk of rows; its histogram is `[bin][slot]` in shared
+ *    memory (256 x 128 x 4 bytes = 128 KiB, one block of 1024 threads per SM), where the slot of
+ *    a channel is chosen so that the 32 lanes of a warp always use 32 different banks;
+ *  - each thread loads VEC bytes of a row (4 or 16) with UNROLL loads in flight, double buffered;
+ *  - at the end the block adds its counts into the output with global atomics (MERGE_ATOMIC),
+ *    or stores them as partials for a reduction kernel (MERGE_PARTIALS).
+ *
+ * Byte histogram only; channels divisible by VEC.
+ */
+#include "cuda_check.h"
+#include "day06.h"
+
+/** @brief Threads per block: 32 warps, one block per SM. */
+#define R6_THREADS 1024
+/** @brief Channels per block. */
+#define R6_CHANNELS 128
+/** @brief Bins of the byte histogram. */
+#define R6_BINS 256
+/** @brief Shared histogram `[256 bins][128 slots]` of 32-bit counters: 128 KiB. */
+#define R6_SMEM_BYTES (R6_BINS * R6_CHANNELS * sizeof(uint32_t))
+/** @brief Threads per block of the partials' reduction kernel. */
+#define R6_REDUCE_THREADS 256
+
+/** @brief How a block's counts reach the output. */
+enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
+
+/* ---- the bank-conflict-free layout ----
+ *
+ * The counter of (bin, channel) sits at s_hist[bin * 128 + slot(channel)], so its bank is
+ * slot(channel) % 32, whatever the bin. A warp's 32 atomics are conflict-free when its 32 lanes
+ * count 32 channels with 32 different slot % 32: then any data, constant data included, costs one
+ * pass through the banks.
+ *
+ * VEC = 4: lane L reads channels 4L..4L+3 of one row; byte b of it is channel 4L + b, at slot
+ *          32b + L: bank L, always.
+ * VEC = 16: lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the warp's 4 rows; four
+ *          lanes share w. At step s (word i = s / 4, byte b = s % 4) the lane of row r counts
+ *          word (i + r) % 4, so the four take the four words: channel 16w + 4q + b with
+ *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
+ */
+template <int VEC>
+__device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
+    const uint32_t b = slot / 32, bank = slot % 32;
+    if (VEC == 4)
+        return 4 * bank + b;
+    return 16 * (bank % 8) + 4 * (bank / 8) + b;
+}
+
+/* ---- counting ---- */
+
+/** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0,
+ *  byte b lives 32 slots further per b. */
+__device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
+    atomicAdd(&s_word[(v & 0xFF) * R6_CHANNELS + 0], 1u);
+    atomicAdd(&s_word[((v >> 8) & 0xFF) * R6_CHANNELS + 32], 1u);
+    atomicAdd(&s_word[((v >> 16) & 0xFF) * R6_CHANNELS + 64], 1u);
+    atomicAdd(&s_word[(v >> 24) * R6_CHANNELS + 96], 1u);
+}
+
+/** @brief What one thread loads per row: a word, or 4 words. */
+template <int VEC> struct load_t;
+template <> struct load_t<4> { typedef uint32_t type; };
+template <> struct load_t<16> { typedef uint4 type; };
+
+/** @brief Count one load. For 16 bytes, the words are taken rotated by the lane's row so that
+ *  the four lanes of one channel word never count the same word at once (see above). */
+__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t, const uint32_t *) {
+    count_word(v, s_lane);
+}
+__device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
+                                           const uint32_t *word_slot) {
+    /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
+    uint32_t w0 = v.x, w1 = v.y, w2 = v.z, w3 = v.w, t;
+    if (row_in_warp & 1) { t = w0; w0 = w1; w1 = w2; w2 = w3; w3 = t; }
+    if (row_in_warp & 2) { t = w0; w0 = w2; w2 = t; t = w1; w1 = w3; w3 = t; }
+    count_word(w0, s_hist + word_slot[0]);
+    count_word(w1, s_hist + word_slot[1]);
+    count_word(w2, s_hist + word_slot[2]);
+    count_word(w3, s_hist + word_slot[3]);
+}
+
+/* ---- streaming ahead into L2 ----
+ *
+ * The loads of a warp wait in the same queue as its atomics, so fewer bytes are in flight than
+ * the loop asks for. The copy engine's bulk L2 prefetch needs one instruction for kilobytes:
+ * thread 0 of each block prefetches its share of the chunk's rows (the groups' blocks of a chunk
+ * split the full rows between them) PREFETCH batches ahead, and the loads then hit in L2. */
+__device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint64_t first_row,
+                                                 uint64_t n_rows, uint64_t rows, uint32_t channels) {
+    const uint64_t end_row = min(first_row + n_rows, rows);
+    if (first_row >= end_row)
+        return;
+    const uint64_t begin = (first_row * channels) & ~UINT64_C(15); /* 16-byte aligned */
+    const uint64_t end = (end_row * channels) & ~UINT64_C(15);
+    for (uint64_t at = begin; at < end; at += UINT64_C(1) << 20) { /* at most 1 MiB each */
+        const uint32_t bytes = (uint32_t)min(end - at, UINT64_C(1) << 20);
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(d_samples + at), "r"(bytes)
+                     : "memory");
+    }
+}
+
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH>
+__global__ void __launch_bounds__(R6_THREADS, 1)
+    roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
+                    uint64_t chunk_rows, uint32_t *__restrict__ d_out) {
+    typedef typename load_t<VEC>::type load_type;
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][128 slots] */
+    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x)
+        s_hist[k] = 0;
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    const uint32_t c0 = blockIdx.x * R6_CHANNELS;
+    const uint32_t group_loads = min((uint32_t)R6_CHANNELS, channels - c0) / VEC;
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t loads_per_row = R6_CHANNELS / VEC;     /* 32 or 8 */
+    const uint32_t rows_per_warp = 32 / loads_per_row;    /* 1 or 4 */
+    const uint32_t load_in_row = lane % loads_per_row;
+    const uint32_t row_in_warp = lane / loads_per_row;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * rows_per_warp;
+    const uint64_t r0 = blockIdx.y * chunk_rows;
+    const uint64_t r1 = min(r0 + chunk_rows, rows);
+
+    /* this lane's slot for byte 0 of each word it counts (see the layout above) */
+    uint32_t word_slot[4];
+    if (VEC == 4) {
+        word_slot[0] = lane;
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            word_slot[i] = 8 * ((i + row_in_warp) % 4) + load_in_row;
+    }
+    uint32_t *s_base = VEC == 4 ? s_hist + lane : s_hist;
+
+    if (load_in_row < group_loads) { /* a last, partial channel group leaves some lanes idle */
+        const load_type *column = reinterpret_cast<const load_type *>(d_samples + c0) + load_in_row;
+        const size_t row_stride = channels / VEC; /* in loads */
+        uint64_t r = r0 + warp * rows_per_warp + row_in_warp;
+        const uint64_t batch_rows = UNROLL * step;
+        const uint32_t groups = gridDim.x;
+        const uint64_t share = max(batch_rows / groups, (uint64_t)1);
+        if (PREFETCH > 0 && threadIdx.x == 0) /* the first batches, this block's share */
+            for (int b = 0; b < PREFETCH; ++b)
+                prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share, share, r1,
+                                 channels);
+        load_type cur[UNROLL], next[UNROLL];
+        if (r + (UNROLL - 1) * step < r1) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                cur[u] = column[(r + u * step) * row_stride];
+            r += UNROLL * step;
+            while (r + (UNROLL - 1) * step < r1) {
+                if (PREFETCH > 0 && threadIdx.x == 0)
+                    prefetch_rows_l2(d_samples,
+                                     r + (uint64_t)(PREFETCH > 0 ? PREFETCH - 1 : 0) * batch_rows +
+                                         blockIdx.x * share,
+                                     share, rows, channels);
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u) /* the next batch in flight ... */
+                    next[u] = column[(r + u * step) * row_stride];
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u) /* ... while this one is counted */
+                    count_load(cur[u], s_base, row_in_warp, word_slot);
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u)
+                    cur[u] = next[u];
+                r += UNROLL * step;
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                count_load(cur[u], s_base, row_in_warp, word_slot);
+        }
+        for (; r < r1; r += step)
+            count_load(column[r * row_stride], s_base, row_in_warp, word_slot);
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+
+    /* merge: slot-major order keeps the shared reads conflict-free */
+    const uint32_t group_channels = group_loads * VEC;
+    uint32_t *d_dest = MERGE == MERGE_ATOMIC
+                           ? d_out
+                           : d_out + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk */
+    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x) {
+        const uint32_t bin = k / R6_CHANNELS, channel = slot_to_channel<VEC>(k % R6_CHANNELS);
+        if (channel >= group_channels)
+            continue;
+        const uint32_t count = s_hist[k];
+        uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + bin];
+        if (MERGE == MERGE_PARTIALS)
+            *dest = count;
+        else if (count > 0)
+            atomicAdd(dest, count);
+    }
+}
+
+/** @brief Sum the chunks' partial histograms (one thread per counter). */
+__global__ void roofline_reduce_kernel(const uint32_t *__restrict__ d_partials, uint32_t chunks,
+                                       uint64_t counters, uint32_t *__restrict__ d_hist) {
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= counters)
+        return;
+    uint32_t sum = 0;
+    for (uint32_t chunk = 0; chunk < chunks; ++chunk)
+        sum += d_partials[chunk * counters + k];
+    d_hist[k] = sum;
+}
+
+/* ---- host side ---- */
+
+/** @brief Row chunks: enough blocks for one per SM (4 groups x 33 chunks = 132 on an H100). */
+static uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chunk_rows) {
+    const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
+    uint64_t chunks = (uint64_t)dev->sm_count / groups;
+    if (chunks < 1)
+        chunks = 1;
+    *chunk_rows = p->rows > 0 ? HIST_CEIL_DIV(p->rows, chunks) : 1;
+    return p->rows > 0 ? (uint32_t)HIST_CEIL_DIV(p->rows, *chunk_rows) : 1;
+}
+
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH>
+static hist_status run_roofline(const hist_args *a) {
+    const hist_problem *p = a->problem;
+    uint64_t chunk_rows = 0;
+    const uint32_t chunks = chunks_for(p, a->device, &chunk_rows);
+    const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
+    if (R6_SMEM_BYTES > a->device->smem_per_block_optin)
+        return hist_fail(HIST_ERR_UNSUPPORTED,
+                         "day06 needs %zu bytes of shared memory per block; %s allows %zu",
+                         (size_t)R6_SMEM_BYTES, a->device->name, a->device->smem_per_block_optin);
+    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH>;
+    HIST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)R6_SMEM_BYTES));
+    uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
+    if (MERGE == MERGE_ATOMIC)
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    if (p->rows > 0) {
+        kernel<<<dim3(groups, chunks), R6_THREADS, R6_SMEM_BYTES>>>(a->samples, p->rows,
+                                                                    p->channels, chunk_rows, d_dest);
+        HIST_CUDA_TRY_LAUNCH();
+    } else if (MERGE == MERGE_PARTIALS) {
+        HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
+    }
+    if (MERGE == MERGE_PARTIALS) {
+        const uint64_t counters = hist_counters(p);
+        roofline_reduce_kernel<<<(unsigned)HIST_CEIL_DIV(counters, R6_REDUCE_THREADS),
+                                 R6_REDUCE_THREADS>>>(d_dest, chunks, counters, a->hist);
+        HIST_CUDA_TRY_LAUNCH();
+    }
+    return HIST_OK;
+}
+
+static size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
+    uint64_t chunk_rows = 0;
+    return (size_t)chunks_for(p, dev, &chunk_rows) * hist_counters(p) * sizeof(uint32_t);
+}
+
+template <int VEC>
+static const char *unsupported(const hist_problem *p, const hist_device *dev) {
+    (void)dev;
+    if (!hist_is_byte_binning(p->binning))
+        return "byte histogram only (--lo 0 --hi 255 --width 1)";
+    if (p->channels % VEC != 0)
+        return VEC == 4 ? "channels must be divisible by 4 (32-bit loads)"
+                        : "channels must be divisible by 16 (16-byte loads)";
+    return NULL;
+}
+
+#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch)                                           \
+    {name, "day06_roofline", HIST_DEVICE, summary,                                                 \
+     vec == 4 ? "byte histogram only; channels divisible by 4"                                     \
+              : "byte histogram only; channels divisible by 16",                                   \
+     unsupported<vec>, merge == MERGE_PARTIALS ? partials_bytes : NULL,                             \
+     run_roofline<vec, unroll, merge, prefetch>}
+
+const hist_impl day06_impls[] = {
+    ROOFLINE_IMPL("gpu_r6_w4_u8_atomic", "v", 4, 8, MERGE_ATOMIC, 0),
+    ROOFLINE_IMPL("gpu_r6_w4_u8_partial", "v", 4, 8, MERGE_PARTIALS, 0),
+    ROOFLINE_IMPL("gpu_r6_w16_u4_atomic", "v", 16, 4, MERGE_ATOMIC, 0),
+    ROOFLINE_IMPL("gpu_r6_w4_u8_pf2", "v", 4, 8, MERGE_ATOMIC, 2),
+    ROOFLINE_IMPL("gpu_r6_w4_u8_pf4", "v", 4, 8, MERGE_ATOMIC, 4),
+    ROOFLINE_IMPL("gpu_r6_w16_u4_pf2", "v", 16, 4, MERGE_ATOMIC, 2),
+    ROOFLINE_IMPL("gpu_r6_w16_u4_pf4", "v", 16, 4, MERGE_ATOMIC, 4),
+    ROOFLINE_IMPL("gpu_r6_w16_u2_pf4", "v", 16, 2, MERGE_ATOMIC, 4),
+    ROOFLINE_IMPL("gpu_r6_w4_u4_pf4", "v", 4, 4, MERGE_ATOMIC, 4),
+};
+
+const size_t day06_impl_count = sizeof day06_impls / sizeof day06_impls[0];
