@@ -98,12 +98,12 @@ static void format_time(double us, char *buf, size_t len) {
 static void print_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
                         const hist_stats *floor, double reference_us) {
     const double bytes = (double)hist_samples(p);
-    fprintf(f, "%-22s %-20s %-6s %11s %11s %11s %8s %7s %8s  %s\n", "lesson", "implementation",
+    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s  %s\n", "lesson", "implementation",
             "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "check");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         if (!r->ran) {
-            fprintf(f, "%-22s %-20s %-6s skipped: %s\n", r->impl->lesson, r->impl->name,
+            fprintf(f, "%-22s %-24s %-6s skipped: %s\n", r->impl->lesson, r->impl->name,
                     r->impl->where == HIST_HOST ? "host" : "device", r->skip_reason);
             continue;
         }
@@ -119,7 +119,7 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
             if (reference_us > 0)
                 snprintf(speedup, sizeof speedup, "%.2fx", reference_us / r->time.median_us);
         }
-        fprintf(f, "%-22s %-20s %-6s %11s %11s %11s %8s %7s %8s  %s\n", r->impl->lesson,
+        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s  %s\n", r->impl->lesson,
                 r->impl->name, r->impl->where == HIST_HOST ? "host" : "device", median, min, e2e,
                 gbps, pct, speedup, r->mismatches == 0 ? "exact" : "MISMATCH");
     }
@@ -161,9 +161,9 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
 }
 
 static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
-    fprintf(f, "%-22s %-20s %-6s %s\n", "lesson", "implementation", "where", "what / constraints");
+    fprintf(f, "%-22s %-24s %-6s %s\n", "lesson", "implementation", "where", "what / constraints");
     for (size_t i = 0; i < count; ++i)
-        fprintf(f, "%-22s %-20s %-6s %s\n%51s constraints: %s\n", impls[i].lesson, impls[i].name,
+        fprintf(f, "%-22s %-24s %-6s %s\n%55s constraints: %s\n", impls[i].lesson, impls[i].name,
                 impls[i].where == HIST_HOST ? "host" : "device", impls[i].summary, "",
                 impls[i].constraints);
 }

@@ -18,16 +18,17 @@
 #define PROBE_BINS 256
 
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
-    atomics_only_kernel(uint32_t per_thread, int constant, uint32_t *d_sink) {
+    atomics_only_kernel(uint32_t per_thread, int share, uint32_t *d_sink) {
     extern __shared__ uint32_t s_hist[];
     for (uint32_t k = threadIdx.x; k < PROBE_BINS * PROBE_SLOTS; k += blockDim.x)
         s_hist[k] = 0;
     __syncthreads();
     uint32_t *s_lane = s_hist + threadIdx.x % 32;
-    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x + 1;
+    /* lanes in groups of `share` draw the same bins (share 32: one bin for the whole warp) */
+    uint32_t x = blockIdx.x * blockDim.x + (threadIdx.x & ~(uint32_t)(share - 1)) + 1;
     for (uint32_t i = 0; i < per_thread; i += 4) {
         x = x * 1664525u + 1013904223u; /* 4 bins per step from one LCG word */
-        const uint32_t v = constant ? 0x2A2A2A2Au : x;
+        const uint32_t v = share == 32 ? 0x2A2A2A2Au : x;
         atomicAdd(&s_lane[(v & 0xFF) * PROBE_SLOTS + 0], 1u);
         atomicAdd(&s_lane[((v >> 8) & 0xFF) * PROBE_SLOTS + 32], 1u);
         atomicAdd(&s_lane[((v >> 16) & 0xFF) * PROBE_SLOTS + 64], 1u);
@@ -114,18 +115,20 @@ static hist_status probe(const hist_device *dev) {
     HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const uint32_t per_thread = (uint32_t)(bytes / ((size_t)dev->sm_count * PROBE_THREADS));
-    for (int constant = 0; constant < 2; ++constant) {
+    static const int shares[] = {1, 2, 4, 8, 32};
+    for (int k = 0; k < 5; ++k) {
+        const int share = shares[k];
         float us = 0;
         hist_status s = median_us(
             [&] {
                 atomics_only_kernel<<<dev->sm_count, PROBE_THREADS, smem>>>(per_thread & ~3u,
-                                                                           constant, d_sink);
+                                                                           share, d_sink);
             },
             d_flush, flush_bytes, &us);
         if (s != HIST_OK)
             return s;
-        printf("  shared atomics only, %s bins: %.1f us for %.3g atomics\n",
-               constant ? "constant" : "uniform ", us,
+        printf("  shared atomics only, bins shared by %2d lanes%s: %.1f us for %.3g atomics\n",
+               share, share == 1 ? " (uniform)" : share == 32 ? " (constant)" : "", us,
                (double)(per_thread & ~3u) * dev->sm_count * PROBE_THREADS);
     }
 

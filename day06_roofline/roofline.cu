@@ -11,8 +11,13 @@
  *    a channel is chosen so that the 32 lanes of a warp always use 32 different banks;
  *  - each thread loads VEC bytes of a row (4 or 16) with UNROLL loads in flight, double buffered;
  *  - at the end the block adds its counts into the output with global atomics (MERGE_ATOMIC),
- *    or stores them as partials for a reduction kernel (MERGE_PARTIALS).
+ *    or stores them as partials for a reduction kernel (MERGE_PARTIALS), either straight from the
+ *    histogram (scattered: 32 channels per warp instruction) or through a transposition buffer
+ *    (COALESCED: 32 consecutive bins of one channel per warp instruction);
+ *  - PREFETCH > 0 streams the input into L2 ahead of the loads (step 3, which did not pay).
  *
+ * The template parameters are the lesson's steps; `gpu_roofline` at the bottom is the answer:
+ * VEC 4, UNROLL 8, MERGE_ATOMIC, no prefetch, COALESCED.
  * Byte histogram only; channels divisible by VEC.
  */
 #include "cuda_check.h"
@@ -26,6 +31,10 @@
 #define R6_BINS 256
 /** @brief Shared histogram `[256 bins][128 slots]` of 32-bit counters: 128 KiB. */
 #define R6_SMEM_BYTES (R6_BINS * R6_CHANNELS * sizeof(uint32_t))
+/** @brief Bins the flush moves per round through its transposition buffer. */
+#define R6_FLUSH_BINS 64
+/** @brief The transposition buffer `[128 slots][64 bins + 1 word of padding]`: 33,280 bytes. */
+#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))
 /** @brief Threads per block of the partials' reduction kernel. */
 #define R6_REDUCE_THREADS 256
 
@@ -107,7 +116,58 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
     }
 }
 
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH>
+/* ---- the flush ----
+ *
+ * Scattered: slot-major reads of the histogram are conflict-free, but then a warp's 32 counts go
+ * to 32 channels, 1 KiB apart in the output: 32 separate sectors per instruction, 4.3 million in
+ * all on the main preset, every one of them live on uniform data.
+ * Coalesced: 64 bins at a time go through a padded [slot][64 + 1] buffer (both its writes and its
+ * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
+ * one channel: one 128-byte line per instruction. */
+template <int VEC, merge_mode MERGE>
+__device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
+                                                uint32_t group_channels, uint32_t *d_dest) {
+    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x) {
+        const uint32_t bin = k / R6_CHANNELS, channel = slot_to_channel<VEC>(k % R6_CHANNELS);
+        if (channel >= group_channels)
+            continue;
+        const uint32_t count = s_hist[k];
+        uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + bin];
+        if (MERGE == MERGE_PARTIALS)
+            *dest = count;
+        else if (count > 0)
+            atomicAdd(dest, count);
+    }
+}
+
+template <int VEC, merge_mode MERGE>
+__device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
+                                                uint32_t c0, uint32_t group_channels,
+                                                uint32_t *d_dest) {
+    const uint32_t pad = R6_FLUSH_BINS + 1;
+    for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
+            const uint32_t bin = k / R6_CHANNELS, slot = k % R6_CHANNELS;
+            s_flush[slot * pad + bin] = s_hist[(b0 + bin) * R6_CHANNELS + slot];
+        }
+        __syncthreads(); /* the buffer is full */
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
+            const uint32_t slot = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+            const uint32_t channel = slot_to_channel<VEC>(slot);
+            if (channel >= group_channels)
+                continue;
+            const uint32_t count = s_flush[slot * pad + bin];
+            uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin];
+            if (MERGE == MERGE_PARTIALS)
+                *dest = count;
+            else if (count > 0)
+                atomicAdd(dest, count);
+        }
+        __syncthreads(); /* the buffer is read before the next round overwrites it */
+    }
+}
+
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
                     uint64_t chunk_rows, uint32_t *__restrict__ d_out) {
@@ -182,22 +242,15 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     }
     __syncthreads(); /* every count in before the histogram is read */
 
-    /* merge: slot-major order keeps the shared reads conflict-free */
     const uint32_t group_channels = group_loads * VEC;
     uint32_t *d_dest = MERGE == MERGE_ATOMIC
                            ? d_out
                            : d_out + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk */
-    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x) {
-        const uint32_t bin = k / R6_CHANNELS, channel = slot_to_channel<VEC>(k % R6_CHANNELS);
-        if (channel >= group_channels)
-            continue;
-        const uint32_t count = s_hist[k];
-        uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + bin];
-        if (MERGE == MERGE_PARTIALS)
-            *dest = count;
-        else if (count > 0)
-            atomicAdd(dest, count);
-    }
+    if (COALESCED)
+        flush_coalesced<VEC, MERGE>(s_hist, s_hist + R6_BINS * R6_CHANNELS, c0, group_channels,
+                                    d_dest);
+    else
+        flush_scattered<VEC, MERGE>(s_hist, c0, group_channels, d_dest);
 }
 
 /** @brief Sum the chunks' partial histograms (one thread per counter). */
@@ -224,24 +277,25 @@ static uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64
     return p->rows > 0 ? (uint32_t)HIST_CEIL_DIV(p->rows, *chunk_rows) : 1;
 }
 
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH>
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
 static hist_status run_roofline(const hist_args *a) {
     const hist_problem *p = a->problem;
     uint64_t chunk_rows = 0;
     const uint32_t chunks = chunks_for(p, a->device, &chunk_rows);
     const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
-    if (R6_SMEM_BYTES > a->device->smem_per_block_optin)
+    const size_t smem_bytes = R6_SMEM_BYTES + (COALESCED ? R6_FLUSH_BYTES : 0);
+    if (smem_bytes > a->device->smem_per_block_optin)
         return hist_fail(HIST_ERR_UNSUPPORTED,
                          "day06 needs %zu bytes of shared memory per block; %s allows %zu",
-                         (size_t)R6_SMEM_BYTES, a->device->name, a->device->smem_per_block_optin);
-    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH>;
+                         smem_bytes, a->device->name, a->device->smem_per_block_optin);
+    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED>;
     HIST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)R6_SMEM_BYTES));
+                                       (int)smem_bytes));
     uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
     if (MERGE == MERGE_ATOMIC)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows > 0) {
-        kernel<<<dim3(groups, chunks), R6_THREADS, R6_SMEM_BYTES>>>(a->samples, p->rows,
+        kernel<<<dim3(groups, chunks), R6_THREADS, smem_bytes>>>(a->samples, p->rows,
                                                                     p->channels, chunk_rows, d_dest);
         HIST_CUDA_TRY_LAUNCH();
     } else if (MERGE == MERGE_PARTIALS) {
@@ -272,23 +326,35 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
     return NULL;
 }
 
-#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch)                                           \
+#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                                           \
     {name, "day06_roofline", HIST_DEVICE, summary,                                                 \
      vec == 4 ? "byte histogram only; channels divisible by 4"                                     \
               : "byte histogram only; channels divisible by 16",                                   \
      unsupported<vec>, merge == MERGE_PARTIALS ? partials_bytes : NULL,                             \
-     run_roofline<vec, unroll, merge, prefetch>}
+     run_roofline<vec, unroll, merge, prefetch, coalesced>}
 
+/* The lesson's steps, in order (README.md has each one's prediction and measurement); the last
+ * one is the lesson's answer. */
 const hist_impl day06_impls[] = {
-    ROOFLINE_IMPL("gpu_r6_w4_u8_atomic", "v", 4, 8, MERGE_ATOMIC, 0),
-    ROOFLINE_IMPL("gpu_r6_w4_u8_partial", "v", 4, 8, MERGE_PARTIALS, 0),
-    ROOFLINE_IMPL("gpu_r6_w16_u4_atomic", "v", 16, 4, MERGE_ATOMIC, 0),
-    ROOFLINE_IMPL("gpu_r6_w4_u8_pf2", "v", 4, 8, MERGE_ATOMIC, 2),
-    ROOFLINE_IMPL("gpu_r6_w4_u8_pf4", "v", 4, 8, MERGE_ATOMIC, 4),
-    ROOFLINE_IMPL("gpu_r6_w16_u4_pf2", "v", 16, 4, MERGE_ATOMIC, 2),
-    ROOFLINE_IMPL("gpu_r6_w16_u4_pf4", "v", 16, 4, MERGE_ATOMIC, 4),
-    ROOFLINE_IMPL("gpu_r6_w16_u2_pf4", "v", 16, 2, MERGE_ATOMIC, 4),
-    ROOFLINE_IMPL("gpu_r6_w4_u4_pf4", "v", 4, 4, MERGE_ATOMIC, 4),
+    ROOFLINE_IMPL("gpu_r6_v1_conflict_free",
+                  "step 1: [bin][slot] layout, no bank conflicts for any data; 32-bit loads 8 deep; "
+                  "scattered atomic flush",
+                  4, 8, MERGE_ATOMIC, 0, false),
+    ROOFLINE_IMPL("gpu_r6_v2_wide_loads", "step 2: as step 1 with 16-byte loads, 4 deep", 16, 4,
+                  MERGE_ATOMIC, 0, false),
+    ROOFLINE_IMPL("gpu_r6_v3_l2_prefetch",
+                  "step 3: as step 1, the input streamed into L2 two batches ahead by bulk prefetch",
+                  4, 8, MERGE_ATOMIC, 2, false),
+    ROOFLINE_IMPL("gpu_r6_v4_partials",
+                  "step 4: as step 1, partials stored (scattered) and summed by a second kernel", 4,
+                  8, MERGE_PARTIALS, 0, false),
+    ROOFLINE_IMPL("gpu_r6_v5_two_kernels",
+                  "step 5: partials stored coalesced through a transposition buffer, then summed",
+                  4, 8, MERGE_PARTIALS, 0, true),
+    ROOFLINE_IMPL("gpu_roofline",
+                  "final: conflict-free counting, 32-bit loads 8 deep, one kernel with a coalesced "
+                  "atomic flush",
+                  4, 8, MERGE_ATOMIC, 0, true),
 };
 
 const size_t day06_impl_count = sizeof day06_impls / sizeof day06_impls[0];
