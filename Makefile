@@ -17,7 +17,7 @@ endif
 
 include common/common.mk
 
-.PHONY: all run test help clean lessons profile sweep
+.PHONY: all run test help clean lessons profile sweep sanitize
 all: build/course
 
 lessons:
@@ -51,17 +51,23 @@ build:
 
 RUN_PRESETS ?= main small-binned
 run: build/course
+	@mkdir -p results
 ifdef ARGS
-	./build/course $(ARGS)
+	./build/course --results results $(ARGS)
 else
 	@set -e; for preset in $(RUN_PRESETS); do echo "== course --preset $$preset"; \
-	  ./build/course --preset $$preset; echo; done
+	  ./build/course --results results --preset $$preset; echo; done
 endif
 
 # Seed 001's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 .PHONY: sweep
 sweep: build/course
 	common/sweep.sh ./build/course $(ARGS)
+
+# compute-sanitizer's four tools over every GPU implementation (needs a GPU)
+.PHONY: sanitize
+sanitize: build/course
+	common/sanitize.sh ./build/course
 
 # Nsight Compute on one lesson: make profile DAY=05 [PROFILE_ARGS="--impl ..."]
 profile:
@@ -79,6 +85,7 @@ help:
 	@echo "make run     every implementation of every lesson in one process, on the main and"
 	@echo "             small-binned presets (ARGS=\"--preset small-binned --dist constant\" to choose)"
 	@echo "make sweep   small-binned at growing sizes: where each GPU lesson overtakes the CPU"
+	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"
 	@echo "make profile Nsight Compute table of one lesson's kernels (DAY=05)"
 	@echo "make test    build and run the CMocka tests: the harness, then every lesson"
 	@echo "make help    this list"

@@ -30,6 +30,7 @@ enum {
     OPT_OUTPUT,
     OPT_SAVE_INPUT,
     OPT_CSV,
+    OPT_RESULTS,
     OPT_LIST,
     OPT_HELP,
     OPT_END
@@ -53,6 +54,7 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"save-input", required_argument, NULL, OPT_SAVE_INPUT},
     {"csv", required_argument, NULL, OPT_CSV},
+    {"results", required_argument, NULL, OPT_RESULTS},
     {"list", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
@@ -85,6 +87,7 @@ void hist_print_usage(FILE *f, const char *program) {
             "  --output FILE     write the first implementation's result as uint32 .npy\n"
             "                    [channels, bins] (written to a temporary file, then renamed)\n"
             "  --csv FILE        also write the results table as CSV\n"
+            "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv\n"
             "  --list            list the implementations and their constraints\n"
             "  --help            this text\n"
             "\n"
@@ -267,7 +270,9 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.output = value[OPT_OUTPUT];
     o.save_input = value[OPT_SAVE_INPUT];
     o.csv = value[OPT_CSV];
-    static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV};
+    o.results = value[OPT_RESULTS];
+    static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV,
+                                       OPT_RESULTS};
     for (size_t i = 0; i < sizeof file_options / sizeof file_options[0]; ++i)
         if (seen[file_options[i]] && value[file_options[i]][0] == '\0')
             return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",

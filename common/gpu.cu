@@ -250,7 +250,7 @@ extern "C" hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum) 
 
 extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup,
                                           int reps, hist_stats *kernel, hist_stats *e2e,
-                                          uint32_t *h_hist) {
+                                          uint32_t *h_hist, int progress) {
     const uint64_t sample_bytes = hist_samples(&g->problem);
     const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
     const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
@@ -265,6 +265,9 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
         if (pass == 1 && (!e2e || reps == 0))
             break;
         for (int i = 0; i < warmup + timed && s == HIST_OK; ++i) {
+            if (progress)
+                fprintf(stderr, "\r  %-24s %s rep %d/%d ", impl->name,
+                        pass == 0 ? "kernel" : "end-to-end", i + 1, warmup + timed);
             /* poison: an implementation that forgets to zero its output fails verification */
             if (cudaMemsetAsync(g->d_hist, 0xFF, hist_bytes) != cudaSuccess ||
                 (s = flush_l2(g, i)) != HIST_OK) {
@@ -301,6 +304,8 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
         }
     }
     free(times);
+    if (progress)
+        fprintf(stderr, "\r%70s\r", "");
     if (s == HIST_OK) {
         cudaError_t err = cudaDeviceSynchronize(); /* a fault inside a kernel surfaces here */
         if (err != cudaSuccess)

@@ -73,10 +73,12 @@ hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum);
  * @param kernel   kernel-only statistics (may be NULL)
  * @param e2e      end-to-end statistics (may be NULL: not measured)
  * @param h_hist   receives the `[channels, bins]` result of the last call
+ * @param progress 1: show "name rep i/n" on stderr (the caller checks it is a terminal)
  * @return HIST_OK, the implementation's error, or HIST_ERR_CUDA.
  */
 hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, int reps,
-                               hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist);
+                               hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
+                               int progress);
 
 /**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.

@@ -5,9 +5,11 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -79,7 +81,7 @@ hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const h
     hist_gpu *g = NULL;
     hist_status s = hist_gpu_create(&g, dev, p, samples, workspace_of(impl, p, dev));
     if (s == HIST_OK)
-        s = hist_gpu_time_impl(g, impl, 0, 0, NULL, NULL, hist);
+        s = hist_gpu_time_impl(g, impl, 0, 0, NULL, NULL, hist, 0);
     hist_gpu_destroy(g);
     return s;
 }
@@ -95,11 +97,26 @@ static void format_time(double us, char *buf, size_t len) {
         snprintf(buf, len, "%.1f us", us);
 }
 
+/* The fastest median of the lesson before result i's lesson (in registry order), or 0. */
+static double previous_lesson_best(const hist_result *results, size_t n, size_t i) {
+    const char *lesson = results[i].impl->lesson;
+    const char *previous = NULL;
+    for (size_t k = 0; k < n && strcmp(results[k].impl->lesson, lesson) != 0; ++k)
+        previous = results[k].impl->lesson;
+    double best = 0.0;
+    for (size_t k = 0; previous && k < n; ++k)
+        if (results[k].ran && strcmp(results[k].impl->lesson, previous) == 0 &&
+            (best == 0.0 || results[k].time.median_us < best))
+            best = results[k].time.median_us;
+    return best;
+}
+
 static void print_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
                         const hist_stats *floor, double reference_us) {
     const double bytes = (double)hist_samples(p);
-    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s  %s\n", "lesson", "implementation",
-            "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "check");
+    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", "lesson",
+            "implementation", "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref",
+            "vs prev", "check");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         if (!r->ran) {
@@ -107,7 +124,9 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
                     r->impl->where == HIST_HOST ? "host" : "device", r->skip_reason);
             continue;
         }
-        char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-";
+        char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-",
+             vs_prev[16] = "-";
+        const double prev = previous_lesson_best(results, n, i);
         format_time(r->time.median_us, median, sizeof median);
         format_time(r->time.min_us, min, sizeof min);
         if (r->e2e.reps > 0)
@@ -118,10 +137,12 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
                 snprintf(pct, sizeof pct, "%.0f%%", 100.0 * floor->median_us / r->time.median_us);
             if (reference_us > 0)
                 snprintf(speedup, sizeof speedup, "%.2fx", reference_us / r->time.median_us);
+            if (prev > 0)
+                snprintf(vs_prev, sizeof vs_prev, "%.2fx", prev / r->time.median_us);
         }
-        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s  %s\n", r->impl->lesson,
+        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", r->impl->lesson,
                 r->impl->name, r->impl->where == HIST_HOST ? "host" : "device", median, min, e2e,
-                gbps, pct, speedup, r->mismatches == 0 ? "exact" : "MISMATCH");
+                gbps, pct, speedup, vs_prev, r->mismatches == 0 ? "exact" : "MISMATCH");
     }
 }
 
@@ -131,28 +152,29 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
     char dist[32];
     hist_dist_format(o->data.dist, dist, sizeof dist);
     fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
-               "gb_per_s,pct_of_floor,speedup_vs_reference,check,floor_median_us,gpu,rows,"
-               "channels,bins,dist,seed,reps,threads\n");
+               "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
+               "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads\n");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         const double t = r->time.median_us;
         fprintf(f, "%s,%s,%s,%s,", r->impl->lesson, r->impl->name,
                 r->impl->where == HIST_HOST ? "host" : "device", r->ran ? "ran" : "skipped");
+        const double prev = previous_lesson_best(results, n, i);
         if (r->ran)
-            fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%s,", t, r->time.min_us,
+            fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%s,", t, r->time.min_us,
                     r->e2e.median_us, r->e2e.min_us, t > 0 ? hist_samples(p) / (t * 1e3) : 0.0,
                     r->impl->where == HIST_DEVICE && floor->reps > 0 && t > 0
                         ? 100.0 * floor->median_us / t
                         : 0.0,
                     reference_us > 0 && t > 0 ? reference_us / t : 0.0,
-                    r->mismatches == 0 ? "exact" : "mismatch");
+                    prev > 0 && t > 0 ? prev / t : 0.0, r->mismatches == 0 ? "exact" : "mismatch");
         else {
             char reason[sizeof r->skip_reason];
             snprintf(reason, sizeof reason, "%s", r->skip_reason);
             for (char *c = reason; *c; ++c)
                 if (*c == ',' || *c == '"')
                     *c = ';'; /* keep the CSV's columns */
-            fprintf(f, ",,,,,,,skipped: %s,", reason);
+            fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
         fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d\n", floor->median_us, gpu,
                 (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
@@ -303,11 +325,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             s = time_host(impl, &p, st.samples, st.got, o->threads, o->warmup, o->reps, &r->time,
                           progress);
         } else {
-            if (progress)
-                fprintf(stderr, "\r  %-24s %d reps ", impl->name, o->warmup + o->reps);
-            s = hist_gpu_time_impl(st.gpu, impl, o->warmup, o->reps, &r->time, &r->e2e, st.got);
-            if (progress)
-                fprintf(stderr, "\r%60s\r", "");
+            s = hist_gpu_time_impl(st.gpu, impl, o->warmup, o->reps, &r->time, &r->e2e, st.got,
+                                   progress);
         }
         if (s != HIST_OK)
             break;
@@ -335,15 +354,32 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             s = hist_npy_write_u32(o->output, st.first_result ? st.first_result : st.expected,
                                    p.channels, hist_bins(p.binning));
     }
-    if (s == HIST_OK && o->csv) {
-        FILE *f = fopen(o->csv, "w");
-        if (!f)
-            s = hist_fail(HIST_ERR_IO, "cannot write '%s'", o->csv);
-        else {
-            write_csv(f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
-            if (fclose(f) != 0)
-                s = hist_fail(HIST_ERR_IO, "cannot write '%s'", o->csv);
+    char results_path[512] = "";
+    if (s == HIST_OK && o->results) {
+        /* e.g. results/NVIDIA_H100_80GB_HBM3_main_uniform.csv */
+        char name[300];
+        snprintf(name, sizeof name, "%s_%s_%s", device ? dev.name : "cpu-only",
+                 o->input ? "input" : o->preset, dist);
+        for (char *c = name; *c; ++c)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+                *c = '_';
+        snprintf(results_path, sizeof results_path, "%s/%s.csv", o->results, name);
+        if (mkdir(o->results, 0755) != 0 && errno != EEXIST)
+            s = hist_fail(HIST_ERR_IO, "cannot create '%s': %s", o->results, strerror(errno));
+    }
+    const char *csv_paths[2] = {o->csv, results_path[0] ? results_path : NULL};
+    for (int k = 0; k < 2 && s == HIST_OK; ++k) {
+        if (!csv_paths[k])
+            continue;
+        FILE *f = fopen(csv_paths[k], "w");
+        if (!f) {
+            s = hist_fail(HIST_ERR_IO, "cannot write '%s': %s", csv_paths[k], strerror(errno));
+            break;
         }
+        write_csv(f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
+        if (fclose(f) != 0)
+            s = hist_fail(HIST_ERR_IO, "cannot write '%s'", csv_paths[k]);
     }
     free_state(&st);
     return s;

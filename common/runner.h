@@ -26,6 +26,7 @@ typedef struct hist_options {
     const char *output;     /**< `--output` .npy file, or NULL */
     const char *save_input; /**< `--save-input` .npy file for the generated samples, or NULL */
     const char *csv;        /**< `--csv` file, or NULL */
+    const char *results;    /**< `--results` folder: CSV named after GPU, preset and data */
     const char *impl;       /**< `--impl` comma-separated names, or NULL for all */
     int reps;               /**< timed repetitions */
     int warmup;             /**< untimed repetitions before them */

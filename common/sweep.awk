@@ -1,14 +1,17 @@
 # sweep.awk: the size sweep's CSV (runner --csv, many row counts) as a table of median times,
 # then, for each GPU implementation, the first row count from which it beats the fastest CPU
 # implementation on kernel time and on end-to-end time (input copy included).
-NR == 1 { next }
-$4 == "ran" {
-    r = $15 + 0
+# columns are found by their names in the header
+NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+$col["status"] == "ran" {
+    r = $col["rows"] + 0
+    impl = $col["implementation"]; kind = $col["where"]
+    t = $col["median_us"] + 0
     if (!(r in seen_rows)) { seen_rows[r] = 1; rows[++n_rows] = r }
-    if (!($2 in seen_impl)) { seen_impl[$2] = 1; impls[++n_impls] = $2; where[$2] = $3 }
-    kernel[r, $2] = $5 + 0
-    e2e[r, $2] = ($3 == "device") ? $7 + 0 : $5 + 0
-    if ($3 == "host" && (!((r) in cpu_best) || $5 + 0 < cpu_best[r])) cpu_best[r] = $5 + 0
+    if (!(impl in seen_impl)) { seen_impl[impl] = 1; impls[++n_impls] = impl; where[impl] = kind }
+    kernel[r, impl] = t
+    e2e[r, impl] = (kind == "device") ? $col["e2e_median_us"] + 0 : t
+    if (kind == "host" && (!(r in cpu_best) || t < cpu_best[r])) cpu_best[r] = t
 }
 END {
     # insertion sort of the row counts
