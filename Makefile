@@ -17,7 +17,7 @@ endif
 
 include common/common.mk
 
-.PHONY: all run test help clean lessons profile sweep sanitize
+.PHONY: all run test help clean lessons profile sweep sanitize plot
 all: build/course
 
 lessons:
@@ -64,6 +64,17 @@ endif
 sweep: build/course
 	common/sweep.sh ./build/course $(ARGS)
 
+# The charts (docs/images): the newest main-preset CSV under results/ (written by make run), or the
+# H100 run kept in docs/data; the sweep likewise.
+PLOT_CSV ?= $(firstword $(shell ls -t results/*_main_uniform.csv 2>/dev/null) docs/data/h100_main_uniform.csv)
+PLOT_SWEEP ?= $(firstword $(wildcard results/sweep.csv) docs/data/h100_sweep.csv)
+.PHONY: plot
+plot:
+	@common/ensure-deps.sh gnuplot
+	@mkdir -p docs/images
+	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" common/plot.gp
+	@echo "docs/images/progression.svg|png from $(PLOT_CSV); docs/images/sweep.svg|png from $(PLOT_SWEEP)"
+
 # compute-sanitizer's four tools over every GPU implementation (needs a GPU)
 .PHONY: sanitize
 sanitize: build/course
@@ -84,6 +95,7 @@ help:
 	@echo "make all     build every lesson and the course runner build/course"
 	@echo "make run     every implementation of every lesson in one process, on the main and"
 	@echo "             small-binned presets (ARGS=\"--preset small-binned --dist constant\" to choose)"
+	@echo "make plot    the charts in docs/images from the newest results (gnuplot)"
 	@echo "make sweep   small-binned at growing sizes: where each GPU lesson overtakes the CPU"
 	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"
 	@echo "make profile Nsight Compute table of one lesson's kernels (DAY=05)"
