@@ -17,7 +17,7 @@ endif
 
 include common/common.mk
 
-.PHONY: all run test help clean lessons profile sweep sanitize plot
+.PHONY: all run test help clean lessons profile sweep sanitize plot docs
 all: build/course
 
 lessons:
@@ -75,6 +75,14 @@ plot:
 	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" common/plot.gp
 	@echo "docs/images/progression.svg|png from $(PLOT_CSV); docs/images/sweep.svg|png from $(PLOT_SWEEP)"
 
+# The instructors' notes: Doxygen HTML in docs/html (warnings fail the build).
+.PHONY: docs
+docs:
+	@common/ensure-deps.sh doxygen
+	rm -rf docs/html
+	doxygen docs/Doxyfile
+	@echo "open docs/html/index.html"
+
 # compute-sanitizer's four tools over every GPU implementation (needs a GPU)
 .PHONY: sanitize
 sanitize: build/course
@@ -95,6 +103,7 @@ help:
 	@echo "make all     build every lesson and the course runner build/course"
 	@echo "make run     every implementation of every lesson in one process, on the main and"
 	@echo "             small-binned presets (ARGS=\"--preset small-binned --dist constant\" to choose)"
+	@echo "make docs    the instructors' notes: Doxygen HTML in docs/html"
 	@echo "make plot    the charts in docs/images from the newest results (gnuplot)"
 	@echo "make sweep   small-binned at growing sizes: where each GPU lesson overtakes the CPU"
 	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"

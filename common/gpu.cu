@@ -15,19 +15,21 @@
 /** @brief 16-byte loads each floor thread keeps in flight. */
 #define FLOOR_UNROLL 8
 
+/** @brief A GPU session (see gpu.h): device buffers, events, the pinned host input. */
 struct hist_gpu {
-    hist_device dev;
-    hist_problem problem;
-    const uint8_t *h_samples;
-    int h_registered; /* 1 if h_samples is pinned through cudaHostRegister */
-    uint8_t *d_samples;
-    uint32_t *d_hist;
-    void *d_workspace;
-    uint8_t *d_flush; /* written before every repetition to evict the input from L2 */
-    size_t flush_bytes;
-    uint32_t *d_block_xor; /* one word per floor block */
-    int floor_blocks;
-    cudaEvent_t start, stop;
+    hist_device dev;          /**< the device */
+    hist_problem problem;     /**< the problem */
+    const uint8_t *h_samples; /**< the host input */
+    int h_registered;         /**< 1 if h_samples is pinned through cudaHostRegister */
+    uint8_t *d_samples;       /**< the input on the device */
+    uint32_t *d_hist;         /**< the output on the device */
+    void *d_workspace;        /**< the largest workspace any implementation asked for */
+    uint8_t *d_flush;         /**< written before every repetition to evict the input from L2 */
+    size_t flush_bytes;       /**< twice the L2 */
+    uint32_t *d_block_xor;    /**< one word per floor block */
+    int floor_blocks;         /**< blocks of the floor kernel */
+    cudaEvent_t start;        /**< event before the timed region */
+    cudaEvent_t stop;         /**< event after it */
 };
 
 extern "C" hist_status hist_device_open(hist_device *dev) {
@@ -58,6 +60,7 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
 
 /* ---- the floor: read every byte once, as fast as the memory system allows ---- */
 
+/** @brief XOR of the four words of a 16-byte load. */
 __device__ __forceinline__ uint32_t fold16(uint4 v) {
     return v.x ^ v.y ^ v.z ^ v.w;
 }
@@ -315,6 +318,7 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
     return s;
 }
 
+/** @brief Spin one thread for @p ns nanoseconds of the global timer (tests of the event timer). */
 __global__ void spin_kernel(unsigned long long ns) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));

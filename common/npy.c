@@ -16,16 +16,20 @@
 #error "the .npy writer assumes a little-endian host"
 #endif
 
+/** @brief The 6 bytes every .npy file starts with. */
 #define NPY_MAGIC "\x93NUMPY"
+/** @brief Length of NPY_MAGIC. */
 #define NPY_MAGIC_LEN 6
+/** @brief The longest version 2/3 header accepted. */
 #define NPY_MAX_HEADER (1u << 20) /* a sane bound for version 2/3 headers */
 
 /* ---- header parsing: a tiny reader for the one dict literal numpy writes ---- */
 
+/** @brief A read position in the header text, and its end. */
 typedef struct cursor {
-    const char *p;
-    const char *end;
-} cursor;
+    const char *p;   /**< next character */
+    const char *end; /**< one past the last */
+} cursor; /**< @brief see struct cursor */
 
 static void skip_space(cursor *c) {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))

@@ -32,8 +32,8 @@ device_s(c) = strcol("where") eq "device" ? time_s(c) : NaN
 pct_label(c) = (strcol("status") eq "ran" && strcol("where") eq "device") ? sprintf("%.0f%%", column("pct_of_floor")) : ""
 
 do for [fmt in "svg png"] {
-    if (fmt eq "svg") { set terminal svg size 1100,640 dynamic font "Helvetica,12" background "white" noenhanced }
-    if (fmt eq "png") { set terminal pngcairo size 1100,640 font "Helvetica,11" background "white" noenhanced }
+    if (fmt eq "svg") { set terminal svg size 960,620 dynamic font "Helvetica,12" background "white" noenhanced }
+    if (fmt eq "png") { set terminal pngcairo size 960,620 font "Helvetica,11" background "white" noenhanced }
     set output sprintf("%s/progression.%s", outdir, fmt)
     plot progression using 0:(host_s(0)):xtic(strcol("implementation")) title "CPU" lc rgb "#8c8c8c", \
          progression using 0:(device_s(0)) title "GPU" lc rgb "#3b7dd8", \
@@ -60,8 +60,8 @@ if (exists("sweep")) {
     set datafile separator whitespace
     unset datafile columnheaders
     do for [fmt in "svg png"] {
-        if (fmt eq "svg") { set terminal svg size 1000,600 dynamic font "Helvetica,12" background "white" noenhanced }
-        if (fmt eq "png") { set terminal pngcairo size 1000,600 font "Helvetica,11" background "white" noenhanced }
+        if (fmt eq "svg") { set terminal svg size 960,580 dynamic font "Helvetica,12" background "white" noenhanced }
+        if (fmt eq "png") { set terminal pngcairo size 960,580 font "Helvetica,11" background "white" noenhanced }
         set output sprintf("%s/sweep.%s", outdir, fmt)
         plot for [impl in impls] series(impl) using 1:2 with linespoints title impl
         unset output

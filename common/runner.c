@@ -192,13 +192,14 @@ static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
 
 /* ---- the program ---- */
 
+/** @brief Everything one run allocates, freed together. */
 typedef struct run_state {
-    uint8_t *samples;
-    uint32_t *expected;
-    uint32_t *got;
-    uint32_t *first_result;
-    hist_result *results;
-    hist_gpu *gpu;
+    uint8_t *samples;       /**< the input */
+    uint32_t *expected;     /**< the reference's histogram */
+    uint32_t *got;          /**< the latest implementation's histogram */
+    uint32_t *first_result; /**< the first implementation's histogram (for --output) */
+    hist_result *results;   /**< one per selected implementation */
+    hist_gpu *gpu;          /**< the GPU session, if any */
 } run_state;
 
 static void free_state(run_state *st) {

@@ -43,12 +43,14 @@ static hist_status run_reference(const hist_args *a) {
 
 /** @brief What one worker thread counts. */
 typedef struct worker {
-    const hist_problem *problem;
-    const uint8_t *samples;
-    const uint16_t *bin_of; /* value -> bin, or the trash bin */
-    uint64_t row_begin, row_end;
-    uint32_t *counts; /* [copies][channels][stride], zeroed by the worker */
-    uint32_t copies, stride;
+    const hist_problem *problem; /**< the problem */
+    const uint8_t *samples;      /**< the input */
+    const uint16_t *bin_of;      /**< value -> bin, or the trash bin */
+    uint64_t row_begin;          /**< first row of this worker */
+    uint64_t row_end;            /**< one past its last row */
+    uint32_t *counts;            /**< [copies][channels][stride], zeroed by the worker */
+    uint32_t copies;             /**< sub-histograms */
+    uint32_t stride;             /**< counters per channel in a copy */
 } worker;
 
 static void *count_rows(void *arg) {

@@ -21,6 +21,7 @@
 
 /* ---- 1. one thread per sample ---- */
 
+/** @brief One thread per sample: its channel is `i % channels`, one global atomic counts it. */
 __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                              uint32_t channels, uint32_t bins, hist_bin_map map,
                              uint32_t *__restrict__ d_hist) {
@@ -35,6 +36,7 @@ __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_s
 
 /* ---- 2. interleaved coarsening: a grid-stride loop ---- */
 
+/** @brief Grid-stride (interleaved) loop over the samples, one global atomic each. */
 __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                     uint32_t channels, uint32_t bins, hist_bin_map map,
                                     uint32_t *__restrict__ d_hist) {
@@ -56,6 +58,7 @@ __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint6
 
 /* ---- 3. the race: the same as kernel 1 without the atomic ---- */
 
+/** @brief naive_kernel() with `++` instead of the atomic: loses updates (demonstration only). */
 __global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                   uint32_t channels, uint32_t bins, hist_bin_map map,
                                   uint32_t *d_hist) {
@@ -69,6 +72,7 @@ __global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_
 
 /* ---- host wrappers: zero the output, launch, check ---- */
 
+/** @brief The signature the three kernels share. */
 typedef void (*naive_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
                                 uint32_t *);
 

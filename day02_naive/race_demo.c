@@ -21,6 +21,7 @@ static uint64_t total(const uint32_t *hist, uint64_t n) {
     return sum;
 }
 
+/** @brief The race demonstration (see the file comment). */
 int main(int argc, char **argv) {
     const hist_impl *impls[] = {&day02_racy_impl, &day02_impls[0]};
     hist_options o;

@@ -36,6 +36,7 @@ static size_t private_workspace(const hist_problem *p, const hist_device *dev) {
 
 /* ---- counting into the block's own copy (and, for version 1, merging it) ---- */
 
+/** @brief Count into this block's private global copy; optionally merge it with global atomics. */
 __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                uint32_t channels, uint32_t bins, hist_bin_map map,
                                uint32_t *__restrict__ d_private, uint32_t *__restrict__ d_hist,
@@ -70,6 +71,7 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
 
 /* ---- version 2's merge: one thread per counter, summing over the copies ---- */
 
+/** @brief One thread per counter: the sum of the private copies, stored in the output. */
 __global__ void reduce_kernel(const uint32_t *__restrict__ d_private, uint32_t copies,
                               uint64_t counters, uint32_t *__restrict__ d_hist) {
     const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;

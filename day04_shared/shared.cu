@@ -27,11 +27,11 @@
 
 /** @brief The tiling of one problem on one device. */
 typedef struct shared_plan {
-    uint32_t group;      /* channels per block */
-    uint32_t groups;     /* channel groups (gridDim.x) */
-    uint32_t chunks;     /* row chunks (gridDim.y) */
-    uint64_t chunk_rows; /* rows per chunk */
-    size_t smem_bytes;   /* group * bins counters */
+    uint32_t group;      /**< channels per block */
+    uint32_t groups;     /**< channel groups (gridDim.x) */
+    uint32_t chunks;     /**< row chunks (gridDim.y) */
+    uint64_t chunk_rows; /**< rows per chunk */
+    size_t smem_bytes;   /**< group * bins counters */
 } shared_plan;
 
 static shared_plan plan_for(const hist_problem *p, const hist_device *dev) {
@@ -60,12 +60,19 @@ static shared_plan plan_for(const hist_problem *p, const hist_device *dev) {
 
 /* Threads of a block cover `lanes` consecutive channels of `rows_per_step` rows at once, so a
  * warp reads consecutive bytes of one row: coalesced. */
+/** @brief Which channels and rows a block counts, and which of them this thread reads. */
 struct tile {
-    uint32_t c0, group_channels;
-    uint64_t r0, r1;
-    uint32_t lanes, rows_per_step, lane, row_offset;
+    uint32_t c0;             /**< first channel of the block */
+    uint32_t group_channels; /**< channels of the block (the last group may be partial) */
+    uint64_t r0;             /**< first row of the chunk */
+    uint64_t r1;             /**< one past its last row */
+    uint32_t lanes;          /**< consecutive channels a pass covers */
+    uint32_t rows_per_step;  /**< rows a pass covers */
+    uint32_t lane;           /**< this thread's channel in the pass */
+    uint32_t row_offset;     /**< this thread's row in the pass */
 };
 
+/** @brief The tile of this block and this thread's place in it. */
 __device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
                                               uint64_t rows, uint64_t chunk_rows) {
     tile t;
@@ -80,12 +87,14 @@ __device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
     return t;
 }
 
+/** @brief Zero @p n shared counters, then a barrier. */
 __device__ __forceinline__ void zero_shared(uint32_t *s_hist, uint32_t n) {
     for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
         s_hist[k] = 0;
     __syncthreads(); /* every counter zeroed before any thread counts */
 }
 
+/** @brief A barrier, then one global atomic per non-zero shared counter. */
 __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
                                              uint32_t *d_hist_group) {
     __syncthreads(); /* every thread done counting before the counters are read */
@@ -96,6 +105,7 @@ __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
 
 /* ---- 1. one shared atomic per sample ---- */
 
+/** @brief One shared atomic per sample into the block's `[group][bins]` histogram. */
 __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
                               uint32_t channels, uint32_t bins, hist_bin_map map, uint32_t group,
                               uint64_t chunk_rows, uint32_t *__restrict__ d_hist) {
@@ -133,7 +143,7 @@ __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t ro
 
 /* ---- 2. aggregation: one atomic per run of equal bins ---- */
 
-/* Count one sample: extend the current run, or close it with one atomic and start another. */
+/** @brief Extend the current run of equal bins, or close it with one atomic and start another. */
 __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_length,
                                           uint32_t *s_channel) {
     if (bin == run_bin) {
@@ -146,6 +156,7 @@ __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_l
     run_length = 1;
 }
 
+/** @brief shared_kernel() with PMPP's aggregation: one shared atomic per run of equal bins. */
 __global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
                                         uint32_t channels, uint32_t bins, hist_bin_map map,
                                         uint32_t group, uint64_t chunk_rows,
@@ -182,6 +193,7 @@ __global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, u
 
 /* ---- host wrappers ---- */
 
+/** @brief The signature both kernels share. */
 typedef void (*shared_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
                                  uint32_t, uint64_t, uint32_t *);
 

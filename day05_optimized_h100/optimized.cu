@@ -42,10 +42,11 @@ __device__ __forceinline__ unsigned int padded_base(int ch) {
 
 /* ---- the launch configuration (seed 000's "Configuration") ---- */
 
+/** @brief Seed 000's launch configuration for one problem. */
 typedef struct d05_plan {
-    int grid_x;     /* channel groups: 8 for 512 channels */
-    int grid_y;     /* row chunks: 33 on a 132-SM H100 with 8 groups */
-    int chunk_size; /* rows per chunk */
+    int grid_x;     /**< channel groups: 8 for 512 channels */
+    int grid_y;     /**< row chunks: 33 on a 132-SM H100 with 8 groups */
+    int chunk_size; /**< rows per chunk */
 } d05_plan;
 
 static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
@@ -63,7 +64,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
 
 /* ---- phase 1 ---- */
 
-/* Count the 4 channels of one 32-bit word, one shared atomic each. */
+/** @brief Count the 4 channels of one 32-bit word, one shared atomic each. */
 #define COUNT_WORD(v)                                                                              \
     do {                                                                                           \
         atomicAdd(&h0[(v) & 0xFF], 1u);                                                            \
@@ -72,6 +73,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
         atomicAdd(&h3[(v) >> 24], 1u);                                                             \
     } while (0)
 
+/** @brief Phase 1: one block counts 64 channels of one chunk of rows and stores its partial. */
 __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, int length,
                                            int num_channels, int chunk_size,
                                            unsigned int *__restrict__ partial_output) {
@@ -184,6 +186,7 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
 
 /* ---- phase 2 ---- */
 
+/** @brief Phase 2: one thread per (channel, bin) sums the chunks' partials. */
 __global__ void histogram_reduce_kernel(const unsigned int *__restrict__ partial_histograms,
                                         unsigned int *__restrict__ output, int num_elements,
                                         int grid_y) {

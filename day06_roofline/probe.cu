@@ -13,10 +13,14 @@
 #include "cuda_check.h"
 #include "gpu.h"
 
+/** @brief Threads per block of the probes (one block per SM). */
 #define PROBE_THREADS 1024
+/** @brief Slots per bin of the atomics probe (as day 06). */
 #define PROBE_SLOTS 128
+/** @brief Bins of the atomics probe. */
 #define PROBE_BINS 256
 
+/** @brief Shared atomics alone, in day 06's layout; lanes in groups of @p share draw equal bins. */
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
     atomics_only_kernel(uint32_t per_thread, int share, uint32_t *d_sink) {
     extern __shared__ uint32_t s_hist[];
@@ -39,6 +43,7 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         d_sink[blockIdx.x] = s_hist[42 * PROBE_SLOTS + 7];
 }
 
+/** @brief A grid-stride read of @p n elements of type T, UNROLL loads in flight per thread. */
 template <typename T, int UNROLL>
 __global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_sink) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -71,6 +76,7 @@ static int compare_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/** @brief Timed runs per probe (the median is printed). */
 #define PROBE_REPS 21
 
 template <typename F>
@@ -98,6 +104,21 @@ static hist_status median_us(F launch, uint8_t *d_flush, size_t flush_bytes, flo
     cudaEventDestroy(stop);
     return HIST_OK;
 }
+
+/** @brief Time one read_kernel() configuration and print it. */
+#define READ_PROBE(T, U, BLOCKS, THREADS, LABEL)                                                   \
+    do {                                                                                           \
+        float us = 0;                                                                              \
+        hist_status s = median_us(                                                                 \
+            [&] {                                                                                  \
+                read_kernel<T, U><<<(BLOCKS), (THREADS)>>>((const T *)d_data, bytes / sizeof(T),   \
+                                                           d_sink);                                \
+            },                                                                                     \
+            d_flush, flush_bytes, &us);                                                            \
+        if (s != HIST_OK)                                                                          \
+            return s;                                                                              \
+        printf("  read %-36s %.1f us (%.0f GB/s)\n", LABEL, us, bytes / (us * 1e3));               \
+    } while (0)
 
 static hist_status probe(const hist_device *dev) {
     const size_t bytes = (size_t)512 << 20; /* the main preset's input */
@@ -133,19 +154,6 @@ static hist_status probe(const hist_device *dev) {
     }
 
     const int blocks_full = dev->sm_count * (dev->max_threads_per_sm / 256);
-#define READ_PROBE(T, U, BLOCKS, THREADS, LABEL)                                                   \
-    do {                                                                                           \
-        float us = 0;                                                                              \
-        hist_status s = median_us(                                                                 \
-            [&] {                                                                                  \
-                read_kernel<T, U><<<(BLOCKS), (THREADS)>>>((const T *)d_data, bytes / sizeof(T),   \
-                                                           d_sink);                                \
-            },                                                                                     \
-            d_flush, flush_bytes, &us);                                                            \
-        if (s != HIST_OK)                                                                          \
-            return s;                                                                              \
-        printf("  read %-36s %.1f us (%.0f GB/s)\n", LABEL, us, bytes / (us * 1e3));               \
-    } while (0)
     READ_PROBE(uint4, 4, blocks_full, 256, "16 B x4, 256 thr, full occupancy:");
     READ_PROBE(uint4, 8, blocks_full, 256, "16 B x8, 256 thr, full occupancy:");
     READ_PROBE(uint4, 2, blocks_full, 256, "16 B x2, 256 thr, full occupancy:");
@@ -160,6 +168,7 @@ static hist_status probe(const hist_device *dev) {
     return HIST_OK;
 }
 
+/** @brief Run both probes, or say why not. */
 int main(void) {
     hist_device dev;
     if (hist_device_open(&dev) != HIST_OK) {

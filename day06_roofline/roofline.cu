@@ -55,6 +55,7 @@ enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
  *          word (i + r) % 4, so the four take the four words: channel 16w + 4q + b with
  *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
  */
+/** @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted. */
 template <int VEC>
 __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
     const uint32_t b = slot / 32, bank = slot % 32;
@@ -76,14 +77,20 @@ __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
 
 /** @brief What one thread loads per row: a word, or 4 words. */
 template <int VEC> struct load_t;
-template <> struct load_t<4> { typedef uint32_t type; };
-template <> struct load_t<16> { typedef uint4 type; };
+/** @brief 32-bit loads. */
+template <> struct load_t<4> {
+    typedef uint32_t type; /**< one word */
+};
+/** @brief 16-byte loads. */
+template <> struct load_t<16> {
+    typedef uint4 type; /**< four words */
+};
 
-/** @brief Count one load. For 16 bytes, the words are taken rotated by the lane's row so that
- *  the four lanes of one channel word never count the same word at once (see above). */
+/** @brief Count a 32-bit load. */
 __device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t, const uint32_t *) {
     count_word(v, s_lane);
 }
+/** @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above). */
 __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
                                            const uint32_t *word_slot) {
     /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
@@ -102,6 +109,7 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
  * the loop asks for. The copy engine's bulk L2 prefetch needs one instruction for kilobytes:
  * thread 0 of each block prefetches its share of the chunk's rows (the groups' blocks of a chunk
  * split the full rows between them) PREFETCH batches ahead, and the loads then hit in L2. */
+/** @brief Bulk-prefetch rows `[first_row, first_row + n_rows)` (all channels) into L2. */
 __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint64_t first_row,
                                                  uint64_t n_rows, uint64_t rows, uint32_t channels) {
     const uint64_t end_row = min(first_row + n_rows, rows);
@@ -124,6 +132,7 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
  * Coalesced: 64 bins at a time go through a padded [slot][64 + 1] buffer (both its writes and its
  * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
  * one channel: one 128-byte line per instruction. */
+/** @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction. */
 template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
                                                 uint32_t group_channels, uint32_t *d_dest) {
@@ -140,6 +149,7 @@ __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t
     }
 }
 
+/** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction. */
 template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
                                                 uint32_t c0, uint32_t group_channels,
@@ -167,6 +177,8 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
     }
 }
 
+/** @brief Day 06's kernel: one block counts 128 channels of a chunk of rows conflict-free in
+ *  shared memory, then flushes (see the file comment for the template parameters). */
 template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
@@ -326,6 +338,7 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
     return NULL;
 }
 
+/** @brief One registry entry of a roofline_kernel() configuration. */
 #define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                                           \
     {name, "day06_roofline", HIST_DEVICE, summary,                                                 \
      vec == 4 ? "byte histogram only; channels divisible by 4"                                     \

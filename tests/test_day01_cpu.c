@@ -181,6 +181,7 @@ static void test_binary_zero_rows_list_help(void **state) {
     assert_non_null(strstr(out, "bins=5"));
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest impls[] = {
         cmocka_unit_test(test_reference_impl_on_matrix),

@@ -26,6 +26,7 @@ static void test_one_thread_per_sample_limit(void **state) {
     assert_null(naive->unsupported(&main_shape, NULL));
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),

@@ -33,6 +33,7 @@ static void test_aggregation_on_long_runs_and_wide_bins(void **state) {
         }
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),

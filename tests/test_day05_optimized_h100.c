@@ -59,6 +59,7 @@ static void test_constraints_are_clear(void **state) {
     assert_non_null(strstr(out, "skipped: channels must be divisible by 4"));
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),

@@ -65,6 +65,7 @@ static void test_constraints_are_clear(void **state) {
     }
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),

@@ -506,6 +506,7 @@ static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     return hist_parse_args(argc, copy, impls, 2, o);
 }
 
+/** @brief parse() with a literal argument list (argv[0] added). */
 #define PARSE(o, ...)                                                                              \
     parse((o), (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(const char *)),       \
           (const char *[]){"prog", __VA_ARGS__})
@@ -591,6 +592,7 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
 }
 
+/** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest prng[] = {
         cmocka_unit_test(test_splitmix64_known_values),

@@ -97,8 +97,10 @@ void test_registry_on_presets(const hist_impl *impls, size_t count);
 /**
  * @brief Run a program, capturing its output.
  * @param argv  NULL-terminated; argv[0] is the path
- * @param out   receives stdout (NUL-terminated, truncated to outlen - 1), or NULL
- * @param err   receives stderr likewise, or NULL
+ * @param out     receives stdout (NUL-terminated, truncated to outlen - 1), or NULL
+ * @param outlen  size of @p out
+ * @param err     receives stderr likewise, or NULL
+ * @param errlen  size of @p err
  * @return the exit status, or -1 if it did not exit normally.
  */
 int test_run_program(char *const argv[], char *out, size_t outlen, char *err, size_t errlen);

@@ -20,6 +20,7 @@ extern const size_t *const course_registry_counts[];
 /** @brief How many lessons (generated). */
 extern const size_t course_lessons;
 
+/** @brief The course runner: every lesson's registry handed to hist_main(). */
 int main(int argc, char **argv) {
     size_t total = 0;
     for (size_t l = 0; l < course_lessons; ++l)
