@@ -27,6 +27,20 @@ NVCCFLAGS := -std=c++17 -O3 -g -lineinfo -arch=$(ARCH) -I$(COMMON) -Xcompiler -W
 LDFLAGS := -arch=$(ARCH)
 LDLIBS := -lpthread -lm
 
+# SANITIZE=1: host code and tests with AddressSanitizer and UndefinedBehaviorSanitizer, built in
+# build-san/ folders so that they never mix with normal objects
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+CFLAGS += $(SAN_FLAGS)
+NVCCFLAGS += $(foreach flag,$(SAN_FLAGS),-Xcompiler $(flag))
+LDFLAGS += $(foreach flag,$(SAN_FLAGS),-Xcompiler $(flag))
+BUILD_SUFFIX := -san
+# the CUDA driver maps memory where ASan keeps its shadow gap
+export ASAN_OPTIONS ?= protect_shadow_gap=0:detect_leaks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1
+endif
+
 ifdef CMOCKA_ROOT
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CMOCKA_LIBDIR := $(firstword $(wildcard $(CMOCKA_ROOT)/lib/$(MULTIARCH) $(CMOCKA_ROOT)/lib))
@@ -39,7 +53,7 @@ endif
 
 # ---- the harness library ----
 
-COMMON_BUILD := $(COMMON)/build
+COMMON_BUILD := $(COMMON)/build$(BUILD_SUFFIX)
 COMMON_C := $(wildcard $(COMMON)/*.c)
 COMMON_CU := $(wildcard $(COMMON)/*.cu)
 COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(COMMON_BUILD)/%.o,$(COMMON_C)) \
@@ -63,7 +77,7 @@ $(COMMON_BUILD):
 # ---- the lesson ----
 
 ifdef LESSON
-BUILD := build
+BUILD := build$(BUILD_SUFFIX)
 LESSON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter %.c,$(LESSON_SRCS))) \
                $(patsubst %.cu,$(BUILD)/%.o,$(filter %.cu,$(LESSON_SRCS)))
 KERNEL_OBJS := $(filter-out $(BUILD)/main.o,$(LESSON_OBJS))

@@ -1,5 +1,6 @@
 #!/bin/sh
-# ensure-deps.sh NAME...: make sure a tool the course needs is here (cmocka, doxygen, gnuplot).
+# ensure-deps.sh NAME...: make sure a tool the course needs is here (cmocka, doxygen, gnuplot,
+# fuzzer: clang with libFuzzer).
 # Installs it with apt-get when running as root; otherwise stops with the exact command to run.
 set -eu
 
@@ -10,6 +11,9 @@ have() {
             ${CC:-cc} -x c - -lcmocka -o /dev/null 2>/dev/null ;;
     doxygen) command -v doxygen >/dev/null 2>&1 && command -v dot >/dev/null 2>&1 ;;
     gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
+    fuzzer)
+        printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
+            clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null ;;
     *) echo "ensure-deps.sh: unknown dependency '$1'" >&2; exit 2 ;;
     esac
 }
@@ -19,6 +23,7 @@ packages() {
     cmocka) echo libcmocka-dev ;;
     doxygen) echo doxygen graphviz ;;
     gnuplot) echo gnuplot-nox ;;
+    fuzzer) echo clang ;;
     esac
 }
 

@@ -20,7 +20,7 @@ for tool in memcheck racecheck initcheck synccheck; do
                 "$bin" $shape --dist "$dist" --impl "$impls" --reps 1 --warmup 0 2>&1)
             rc=$?
             runs=$((runs + 1))
-            summary=$(printf '%s\n' "$out" | grep "ERROR SUMMARY" | tail -n 1)
+            summary=$(printf '%s\n' "$out" | grep "SUMMARY" | tail -n 1)
             if [ $rc -ne 0 ]; then
                 status=1
                 echo "FAILED: $tool $shape --dist $dist (exit $rc): $summary"

@@ -4,9 +4,13 @@
  *        behaviour on good and bad command lines (exit status, one-line errors, output files).
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -167,6 +171,88 @@ static void test_binary_output_matches_reference(void **state) {
     free(expected);
 }
 
+/* The file at path is either the old one or a complete .npy of channels x 256 counters. */
+static void expect_old_or_complete(const char *path, const char *old, uint64_t channels) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s vanished", path);
+    uint8_t head[256];
+    size_t n = fread(head, 1, sizeof head, f);
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fclose(f);
+    if ((size_t)size == strlen(old) && memcmp(head, old, n) == 0)
+        return;
+    hist_npy_header h;
+    assert_int_equal(hist_npy_parse_header(head, n, &h), HIST_OK);
+    assert_int_equal(h.shape[0], channels);
+    assert_int_equal((uint64_t)size, h.data_offset + channels * 256 * sizeof(uint32_t));
+}
+
+/* Start the lesson binary writing a 256 MiB histogram to path; return its pid. */
+static pid_t start_big_write(const char *path) {
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(126);
+        execl(LESSON_BIN, LESSON_BIN, "--rows", "2", "--channels", "262144", "--impl",
+              "cpu_reference", "--reps", "1", "--warmup", "0", "--output", path, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Remove path's temporary files (path.tmp.XXXXXX); return how many there were. */
+static int remove_temporaries(const char *path) {
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "n=$(ls %s.tmp.* 2>/dev/null | wc -l); rm -f %s.tmp.*; exit $n", path,
+             path);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void test_output_never_partial_when_killed(void **state) {
+    (void)state;
+    /* 262,144 channels x 256 bins: a 256 MiB output. Time one whole run, then SIGKILL runs at
+       12 moments spread over that time, several of them inside the write (a temporary file is
+       left then); the destination must always hold the old file or the complete new one. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/killed.npy", tmp_dir);
+    static const char old[] = "the previous result";
+    double t0 = seconds_now();
+    int status = 0;
+    waitpid(start_big_write(path), &status, 0);
+    const double full = seconds_now() - t0;
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    expect_old_or_complete(path, old, 262144);
+
+    int mid_write = 0;
+    for (int attempt = 1; attempt <= 12; ++attempt) {
+        FILE *f = fopen(path, "wb");
+        fputs(old, f);
+        fclose(f);
+        pid_t pid = start_big_write(path);
+        const double wait = full * attempt / 12.5;
+        const struct timespec delay = {(time_t)wait, (long)((wait - (time_t)wait) * 1e9)};
+        nanosleep(&delay, NULL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        expect_old_or_complete(path, old, 262144);
+        mid_write += remove_temporaries(path) > 0;
+    }
+    print_message("a run takes %.2f s; %d of 12 kills landed inside the write; the output was "
+                  "never partial\n",
+                  full, mid_write);
+    assert_true(mid_write > 0); /* the test did test what it claims */
+}
+
 static void test_binary_zero_rows_list_help(void **state) {
     (void)state;
     assert_int_equal(run_lesson("--rows", "0", "--channels", "3", "--reps", "1"), 0);
@@ -194,6 +280,7 @@ int main(void) {
         cmocka_unit_test(test_binary_runtime_errors),
         cmocka_unit_test(test_binary_output_matches_reference),
         cmocka_unit_test(test_binary_zero_rows_list_help),
+        cmocka_unit_test(test_output_never_partial_when_killed),
     };
     int failed = cmocka_run_group_tests_name("day01_cpu: implementations", impls, NULL, NULL);
     failed += cmocka_run_group_tests_name("day01_cpu: the program", binary, make_tmp_dir,

@@ -57,49 +57,57 @@ const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char
     return NULL;
 }
 
-/* Run every implementation whose constraints hold on one dataset; fail on any difference. */
-static int exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                     const hist_dataset *d, int threads, int *ran) {
-    const hist_problem *p = &d->problem;
-    int any = 0;
-    for (size_t i = 0; i < count; ++i)
-        any |= !(impls[i]->unsupported && impls[i]->unsupported(p, dev));
-    if (!any)
-        return 0;
-    uint8_t *samples = test_samples(d);
+int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                       const hist_problem *p, const uint8_t *samples, int threads,
+                       const char *what, int *ran) {
     const size_t counters = (size_t)hist_counters(p);
     uint32_t *expected = malloc(counters * sizeof(uint32_t));
     uint32_t *got = malloc(counters * sizeof(uint32_t));
     assert_non_null(expected);
     assert_non_null(got);
     hist_reference(p, samples, expected);
-    char dist[32];
-    hist_dist_format(d->dist, dist, sizeof dist);
     int total = 0;
     for (size_t i = 0; i < count; ++i) {
         const hist_impl *impl = impls[i];
         if (impl->unsupported && impl->unsupported(p, dev))
             continue;
+        if (impl->where == HIST_DEVICE && !dev)
+            continue;
         memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against zeros */
         hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
         if (s != HIST_OK)
-            fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u dist=%s: %s",
+            fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u (%s): %s",
                      impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
-                     p->binning.hi, p->binning.width, dist, hist_last_error());
+                     p->binning.hi, p->binning.width, what, hist_last_error());
         uint64_t bad = hist_verify(p, expected, got, 10, stderr);
         if (bad)
             fail_msg("%s: %llu counters differ on rows=%llu channels=%u lo=%u hi=%u width=%u "
-                     "dist=%s seed=%llu threads=%d",
+                     "(%s) threads=%d",
                      impl->name, (unsigned long long)bad, (unsigned long long)p->rows,
-                     p->channels, p->binning.lo, p->binning.hi, p->binning.width, dist,
-                     (unsigned long long)d->seed, threads);
+                     p->channels, p->binning.lo, p->binning.hi, p->binning.width, what, threads);
         if (ran)
             ran[i]++;
         ++total;
     }
-    free(samples);
     free(expected);
     free(got);
+    return total;
+}
+
+/* Run every implementation whose constraints hold on one dataset; fail on any difference. */
+static int exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                     const hist_dataset *d, int threads, int *ran) {
+    int any = 0;
+    for (size_t i = 0; i < count; ++i)
+        any |= !(impls[i]->unsupported && impls[i]->unsupported(&d->problem, dev));
+    if (!any)
+        return 0;
+    uint8_t *samples = test_samples(d);
+    char what[64], dist[32];
+    hist_dist_format(d->dist, dist, sizeof dist);
+    snprintf(what, sizeof what, "dist=%s seed=%llu", dist, (unsigned long long)d->seed);
+    int total = test_exact_samples(impls, count, dev, &d->problem, samples, threads, what, ran);
+    free(samples);
     return total;
 }
 

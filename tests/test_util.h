@@ -48,6 +48,16 @@ const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char
  */
 int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads);
 
+/**
+ * @brief Run every implementation of @p impls whose constraints hold (device ones only with a
+ *        device) on @p samples and compare each with the reference; fails the test, naming the
+ *        case (@p what) and the first mismatches, on any difference or error.
+ * @return how many ran; @p ran[i] (if not NULL) counts implementation i's runs.
+ */
+int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                       const hist_problem *p, const uint8_t *samples, int threads,
+                       const char *what, int *ran);
+
 /** @brief The shape matrix of the lessons: rows and channels to combine. */
 typedef struct test_matrix {
     const uint64_t *rows;     /**< row counts */
