@@ -124,7 +124,8 @@ $(TEST_BIN): $(TEST_SRC) $(TESTS)/test_util.c $(KERNEL_OBJS) $(LIBHIST) | cmocka
 	$(NVCC) $(LDFLAGS) -o $@ $(BUILD)/test_$(LESSON).o $(BUILD)/test_util.o $(KERNEL_OBJS) \
 	  $(LIBHIST) $(CMOCKA_LIBS) $(LDLIBS)
 
-# Nsight Compute on one call of the implementations (seed 004's metrics), as one table.
+# Nsight Compute on one call of the implementations (seed 004's metrics), as one table (the
+# runner's own output, with its times slowed by the profiler, goes to $(BUILD)/profile-run.txt).
 NCU ?= ncu
 PROFILE_ARGS ?= --reps 1 --warmup 0
 PROFILE_METRICS := gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,$\
@@ -139,7 +140,7 @@ PROFILE_METRICS := gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustain
 .PHONY: profile
 profile: $(BIN)
 	$(NCU) --clock-control none --metrics $(PROFILE_METRICS) --csv \
-	  --log-file $(BUILD)/profile.csv ./$(BIN) $(PROFILE_ARGS)
+	  --log-file $(BUILD)/profile.csv ./$(BIN) $(PROFILE_ARGS) > $(BUILD)/profile-run.txt
 	@awk -f $(COMMON)/profile.awk $(BUILD)/profile.csv | tee $(BUILD)/profile.txt
 
 clean:

@@ -3,6 +3,16 @@
 # kept; the harness's own kernels (floor, spin) are left out.
 BEGIN {
     FS = "\",\""
+    # rows in this order, seed 004's first
+    split("gpu__time_duration.sum sm__throughput.avg.pct_of_peak_sustained_elapsed " \
+          "sm__instruction_throughput.avg.pct_of_peak_sustained_active " \
+          "l1tex__throughput.avg.pct_of_peak_sustained_active " \
+          "lts__throughput.avg.pct_of_peak_sustained_elapsed " \
+          "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed l1tex__t_sector_hit_rate.pct " \
+          "lts__t_sector_hit_rate.pct dram__bytes_read.sum lts__t_sectors_srcunit_tex_op_read.sum " \
+          "smsp__sass_inst_executed_op_shared_atom.sum " \
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum " \
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", order, " ")
     label["gpu__time_duration.sum"] = "Duration"
     label["sm__throughput.avg.pct_of_peak_sustained_elapsed"] = "Compute (SM) throughput %"
     label["sm__instruction_throughput.avg.pct_of_peak_sustained_active"] = "SM busy %"
@@ -48,11 +58,19 @@ END {
     for (k = 1; k <= n_kernels; ++k)
         printf " | %-28s", kernels[k]
     printf "\n"
-    for (m = 1; m <= n_metrics; ++m) {
-        name = metrics[m] in label ? label[metrics[m]] : metrics[m]
+    n_rows = 0
+    for (i = 1; i in order; ++i)
+        if (order[i] in seen)
+            rows[++n_rows] = order[i]
+    for (m = 1; m <= n_metrics; ++m)
+        if (!(metrics[m] in label))
+            rows[++n_rows] = metrics[m]
+    for (m = 1; m <= n_rows; ++m) {
+        metric = rows[m]
+        name = metric in label ? label[metric] : metric
         printf "%-36s", name
         for (k = 1; k <= n_kernels; ++k)
-            printf " | %-28s", ((kernels[k], metrics[m]) in value ? value[kernels[k], metrics[m]] : "-")
+            printf " | %-28s", ((kernels[k], metric) in value ? value[kernels[k], metric] : "-")
         printf "\n"
     }
 }
