@@ -197,39 +197,87 @@ extern "C" void hist_gpu_destroy(hist_gpu *g) {
     free(g);
 }
 
-/* Evict the input from L2 by writing a buffer twice its size (outside the timed region). */
-static hist_status flush_l2(hist_gpu *g, int rep) {
-    HIST_CUDA_TRY(cudaMemsetAsync(g->d_flush, rep & 0xFF, g->flush_bytes));
-    return HIST_OK;
-}
+/** @brief What one timing loop needs besides the work. */
+typedef struct timing {
+    uint8_t *d_flush;      /**< written before every call to evict the input from L2 */
+    size_t flush_bytes;    /**< twice the L2 */
+    cudaEvent_t start;     /**< event before the work */
+    cudaEvent_t stop;      /**< event after it */
+    uint32_t *d_poison;    /**< filled with 0xFF before every call (NULL: none) */
+    size_t poison_bytes;   /**< its size */
+    const char *progress;  /**< "name pass" shown on stderr per call, or NULL */
+} timing;
 
-static hist_status elapsed_us(hist_gpu *g, double *out) {
-    float ms = 0.0f;
-    HIST_CUDA_TRY(cudaEventSynchronize(g->stop));
-    HIST_CUDA_TRY(cudaEventElapsedTime(&ms, g->start, g->stop));
-    *out = ms * 1000.0;
-    return HIST_OK;
-}
-
-extern "C" hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *out) {
-    double *times = (double *)calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
+/* The harness's timing loop: poison, flush, event, work, event; median and min of the timed
+   calls (reps 0: one untimed call). */
+static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx, int warmup,
+                             int reps, hist_stats *out) {
+    const int timed = reps > 0 ? reps : 1;
+    double *times = (double *)calloc((size_t)timed, sizeof *times);
     if (!times)
         return hist_fail(HIST_ERR_NOMEM, "out of host memory");
     hist_status s = HIST_OK;
-    for (int i = 0; i < warmup + reps && s == HIST_OK; ++i) {
-        if ((s = flush_l2(g, i)) != HIST_OK)
+    for (int i = 0; i < warmup + timed && s == HIST_OK; ++i) {
+        if (t->progress)
+            fprintf(stderr, "\r  %s rep %d/%d ", t->progress, i + 1, warmup + timed);
+        /* poison: an implementation that forgets to zero its output fails verification */
+        cudaError_t err = t->d_poison ? cudaMemsetAsync(t->d_poison, 0xFF, t->poison_bytes)
+                                      : cudaSuccess;
+        if (err == cudaSuccess)
+            err = cudaMemsetAsync(t->d_flush, i & 0xFF, t->flush_bytes);
+        if (err != cudaSuccess) {
+            s = hist_fail(HIST_ERR_CUDA, "flushing the L2: %s", cudaGetErrorString(err));
             break;
-        cudaEventRecord(g->start);
-        if ((s = launch_floor(g)) != HIST_OK)
+        }
+        cudaEventRecord(t->start);
+        if ((s = launch(ctx)) != HIST_OK)
             break;
-        cudaEventRecord(g->stop);
-        double t = 0.0;
-        if ((s = elapsed_us(g, &t)) == HIST_OK && i >= warmup)
-            times[i - warmup] = t;
+        cudaEventRecord(t->stop);
+        float ms = 0.0f;
+        err = cudaEventSynchronize(t->stop);
+        if (err == cudaSuccess)
+            err = cudaEventElapsedTime(&ms, t->start, t->stop);
+        if (err != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "timing: %s", cudaGetErrorString(err));
+        else if (i >= warmup)
+            times[i - warmup] = ms * 1000.0;
     }
-    if (s == HIST_OK)
+    if (t->progress)
+        fprintf(stderr, "\r%70s\r", "");
+    if (s == HIST_OK && out)
         *out = hist_stats_of(times, reps);
     free(times);
+    return s;
+}
+
+static hist_status launch_floor_work(void *ctx) {
+    return launch_floor((hist_gpu *)ctx);
+}
+
+extern "C" hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *out) {
+    const timing t = {g->d_flush, g->flush_bytes, g->start, g->stop, NULL, 0, NULL};
+    return time_loop(&t, launch_floor_work, g, warmup, reps, out);
+}
+
+extern "C" hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch,
+                                          void *ctx, int warmup, int reps, hist_stats *out) {
+    const size_t flush_bytes = 2 * dev->l2_bytes;
+    uint8_t *d_flush = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    hist_status s = HIST_OK;
+    if (cudaMalloc((void **)&d_flush, flush_bytes) != cudaSuccess ||
+        cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess)
+        s = hist_fail(HIST_ERR_CUDA, "setting up the timer: %s",
+                      cudaGetErrorString(cudaGetLastError()));
+    if (s == HIST_OK) {
+        const timing t = {d_flush, flush_bytes, start, stop, NULL, 0, NULL};
+        s = time_loop(&t, launch, ctx, warmup, reps, out);
+    }
+    cudaFree(d_flush);
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
     return s;
 }
 
@@ -251,64 +299,55 @@ extern "C" hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum) 
     return HIST_OK;
 }
 
+/** @brief One call of an implementation, alone or with the copies around it. */
+typedef struct impl_call {
+    hist_gpu *g;          /**< the session */
+    const hist_impl *impl; /**< the implementation */
+    const hist_args *args; /**< its arguments */
+    uint32_t *h_hist;     /**< the host copy of the result (end to end) */
+    int end_to_end;       /**< 1: copy the input in before and the result out after */
+} impl_call;
+
+static hist_status launch_impl(void *ctx) {
+    const impl_call *c = (const impl_call *)ctx;
+    hist_gpu *g = c->g;
+    const uint64_t sample_bytes = hist_samples(&g->problem);
+    if (c->end_to_end && sample_bytes > 0)
+        HIST_CUDA_TRY(cudaMemcpyAsync(g->d_samples, g->h_samples, (size_t)sample_bytes,
+                                      cudaMemcpyHostToDevice));
+    hist_status s = c->impl->run(c->args);
+    if (s == HIST_OK && c->end_to_end)
+        HIST_CUDA_TRY(cudaMemcpyAsync(c->h_hist, g->d_hist,
+                                      (size_t)hist_counters(&g->problem) * sizeof(uint32_t),
+                                      cudaMemcpyDeviceToHost));
+    return s;
+}
+
 extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup,
                                           int reps, hist_stats *kernel, hist_stats *e2e,
                                           uint32_t *h_hist, int progress) {
-    const uint64_t sample_bytes = hist_samples(&g->problem);
     const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
     const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
-    const int timed = reps > 0 ? reps : 1;
-    double *times = (double *)calloc((size_t)timed, sizeof *times);
-    if (!times)
-        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
-    hist_status s = HIST_OK;
-    /* pass 0: kernel only; pass 1: with the input copy in and the result copy out */
-    for (int pass = 0; pass < 2 && s == HIST_OK; ++pass) {
-        hist_stats *stats = pass == 0 ? kernel : e2e;
-        if (pass == 1 && (!e2e || reps == 0))
-            break;
-        for (int i = 0; i < warmup + timed && s == HIST_OK; ++i) {
-            if (progress)
-                fprintf(stderr, "\r  %-24s %s rep %d/%d ", impl->name,
-                        pass == 0 ? "kernel" : "end-to-end", i + 1, warmup + timed);
-            /* poison: an implementation that forgets to zero its output fails verification */
-            if (cudaMemsetAsync(g->d_hist, 0xFF, hist_bytes) != cudaSuccess ||
-                (s = flush_l2(g, i)) != HIST_OK) {
-                s = s != HIST_OK ? s : hist_fail(HIST_ERR_CUDA, "poisoning the output failed");
-                break;
-            }
-            cudaEventRecord(g->start);
-            if (pass == 1 && sample_bytes > 0 &&
-                cudaMemcpyAsync(g->d_samples, g->h_samples, (size_t)sample_bytes,
-                                cudaMemcpyHostToDevice) != cudaSuccess) {
-                s = hist_fail(HIST_ERR_CUDA, "copying the input to the device failed");
-                break;
-            }
-            if ((s = impl->run(&args)) != HIST_OK)
-                break;
-            if (pass == 1 &&
-                cudaMemcpyAsync(h_hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost) !=
-                    cudaSuccess) {
-                s = hist_fail(HIST_ERR_CUDA, "copying the result to the host failed");
-                break;
-            }
-            cudaEventRecord(g->stop);
-            double t = 0.0;
-            if ((s = elapsed_us(g, &t)) == HIST_OK && i >= warmup)
-                times[i - warmup] = t;
-        }
-        if (s == HIST_OK && stats)
-            *stats = hist_stats_of(times, reps);
-        if (s == HIST_OK && pass == 0) {
-            cudaError_t err = cudaMemcpy(h_hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost);
-            if (err != cudaSuccess)
-                s = hist_fail(HIST_ERR_CUDA, "copying the result to the host failed: %s",
-                              cudaGetErrorString(err));
-        }
+    char label[2][96];
+    snprintf(label[0], sizeof label[0], "%-24s kernel", impl->name);
+    snprintf(label[1], sizeof label[1], "%-24s end-to-end", impl->name);
+    timing t = {g->d_flush, g->flush_bytes, g->start, g->stop, g->d_hist, hist_bytes, NULL};
+
+    /* pass 0: the call alone; pass 1: with the input copied in and the result copied out */
+    impl_call call = {g, impl, &args, h_hist, 0};
+    t.progress = progress ? label[0] : NULL;
+    hist_status s = time_loop(&t, launch_impl, &call, warmup, reps, kernel);
+    if (s == HIST_OK) {
+        cudaError_t err = cudaMemcpy(h_hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "%s failed on the device: %s", impl->name,
+                          cudaGetErrorString(err));
     }
-    free(times);
-    if (progress)
-        fprintf(stderr, "\r%70s\r", "");
+    if (s == HIST_OK && e2e && reps > 0) {
+        call.end_to_end = 1;
+        t.progress = progress ? label[1] : NULL;
+        s = time_loop(&t, launch_impl, &call, warmup, reps, e2e);
+    }
     if (s == HIST_OK) {
         cudaError_t err = cudaDeviceSynchronize(); /* a fault inside a kernel surfaces here */
         if (err != cudaSuccess)

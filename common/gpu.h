@@ -80,6 +80,23 @@ hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, i
                                hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
                                int progress);
 
+/** @brief Queues some GPU work on the default stream; returns its launch status. */
+typedef hist_status (*hist_gpu_work_fn)(void *ctx);
+
+/**
+ * @brief Time any GPU work the way the harness times implementations: @p warmup untimed calls,
+ *        then @p reps calls, each after an L2 flush, between CUDA events; median and min.
+ * @param dev     the device (its L2 size sets the flush)
+ * @param launch  queues the work
+ * @param ctx     passed to @p launch
+ * @param warmup  untimed calls first
+ * @param reps    timed calls
+ * @param out     median and min
+ * @return HIST_OK, the work's error, or HIST_ERR_CUDA / HIST_ERR_NOMEM.
+ */
+hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch, void *ctx,
+                               int warmup, int reps, hist_stats *out);
+
 /**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.
  * @return HIST_OK or HIST_ERR_CUDA; @p elapsed_us gets the event-measured time.

@@ -9,6 +9,7 @@
  *     check that the harness's floor kernel is the fastest read we know.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cuda_check.h"
 #include "gpu.h"
@@ -19,6 +20,8 @@
 #define PROBE_SLOTS 128
 /** @brief Bins of the atomics probe. */
 #define PROBE_BINS 256
+/** @brief Timed runs per probe (the median is printed). */
+#define PROBE_REPS 21
 
 /** @brief Shared atomics alone, in day 06's layout; lanes in groups of @p share draw equal bins. */
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
@@ -64,108 +67,92 @@ __global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_si
         d_sink[0] = x;
 }
 
-static hist_status time_us(cudaEvent_t start, cudaEvent_t stop, float *us) {
-    HIST_CUDA_TRY(cudaEventSynchronize(stop));
-    HIST_CUDA_TRY(cudaEventElapsedTime(us, start, stop));
-    *us *= 1000.0f;
+/** @brief The atomics probe's launch. */
+typedef struct atomics_probe {
+    int blocks;          /**< one per SM */
+    uint32_t per_thread; /**< atomics per thread */
+    int share;           /**< lanes that draw equal bins */
+    size_t smem;         /**< the histogram's bytes */
+    uint32_t *d_sink;    /**< where the kernel leaves a word */
+} atomics_probe;
+
+static hist_status launch_atomics(void *ctx) {
+    const atomics_probe *a = (const atomics_probe *)ctx;
+    atomics_only_kernel<<<a->blocks, PROBE_THREADS, a->smem>>>(a->per_thread, a->share, a->d_sink);
+    HIST_CUDA_TRY_LAUNCH();
     return HIST_OK;
 }
 
-static int compare_float(const void *a, const void *b) {
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
+/** @brief A read probe's launch. */
+typedef struct read_probe {
+    const uint8_t *d_data; /**< the 512 MiB */
+    size_t bytes;          /**< their size */
+    int blocks;            /**< grid */
+    int threads;           /**< block */
+    uint32_t *d_sink;      /**< never written (the kernel keeps its loads) */
+} read_probe;
 
-/** @brief Timed runs per probe (the median is printed). */
-#define PROBE_REPS 21
-
-template <typename F>
-static hist_status median_us(F launch, uint8_t *d_flush, size_t flush_bytes, float *median) {
-    cudaEvent_t start, stop;
-    HIST_CUDA_TRY(cudaEventCreate(&start));
-    HIST_CUDA_TRY(cudaEventCreate(&stop));
-    float t[PROBE_REPS];
-    for (int rep = -1; rep < PROBE_REPS; ++rep) {
-        HIST_CUDA_TRY(cudaMemsetAsync(d_flush, rep & 0xFF, flush_bytes));
-        HIST_CUDA_TRY(cudaEventRecord(start));
-        launch();
-        HIST_CUDA_TRY_LAUNCH();
-        HIST_CUDA_TRY(cudaEventRecord(stop));
-        float us = 0;
-        hist_status s = time_us(start, stop, &us);
-        if (s != HIST_OK)
-            return s;
-        if (rep >= 0)
-            t[rep] = us;
-    }
-    qsort(t, PROBE_REPS, sizeof t[0], compare_float);
-    *median = t[PROBE_REPS / 2];
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
+    const read_probe *r = (const read_probe *)ctx;
+    read_kernel<T, UNROLL><<<r->blocks, r->threads>>>((const T *)r->d_data, r->bytes / sizeof(T),
+                                                       r->d_sink);
+    HIST_CUDA_TRY_LAUNCH();
     return HIST_OK;
 }
 
-/** @brief Time one read_kernel() configuration and print it. */
-#define READ_PROBE(T, U, BLOCKS, THREADS, LABEL)                                                   \
-    do {                                                                                           \
-        float us = 0;                                                                              \
-        hist_status s = median_us(                                                                 \
-            [&] {                                                                                  \
-                read_kernel<T, U><<<(BLOCKS), (THREADS)>>>((const T *)d_data, bytes / sizeof(T),   \
-                                                           d_sink);                                \
-            },                                                                                     \
-            d_flush, flush_bytes, &us);                                                            \
-        if (s != HIST_OK)                                                                          \
-            return s;                                                                              \
-        printf("  read %-36s %.1f us (%.0f GB/s)\n", LABEL, us, bytes / (us * 1e3));               \
-    } while (0)
+/* Time one read configuration with the harness's timer and print it. */
+template <typename T, int UNROLL>
+static hist_status time_read(const hist_device *dev, read_probe r, const char *label) {
+    hist_stats st;
+    hist_status s = hist_gpu_time_work(dev, launch_read<T, UNROLL>, &r, 1, PROBE_REPS, &st);
+    if (s == HIST_OK)
+        printf("  read %-36s %.1f us (%.0f GB/s)\n", label, st.median_us,
+               r.bytes / (st.median_us * 1e3));
+    return s;
+}
 
 static hist_status probe(const hist_device *dev) {
     const size_t bytes = (size_t)512 << 20; /* the main preset's input */
-    const size_t flush_bytes = 2 * dev->l2_bytes;
-    uint8_t *d_data = NULL, *d_flush = NULL;
+    uint8_t *d_data = NULL;
     uint32_t *d_sink = NULL;
     HIST_CUDA_TRY(cudaMalloc(&d_data, bytes));
-    HIST_CUDA_TRY(cudaMalloc(&d_flush, flush_bytes));
     HIST_CUDA_TRY(cudaMalloc(&d_sink, 4096 * sizeof(uint32_t)));
     HIST_CUDA_TRY(cudaMemset(d_data, 0x5A, bytes));
     printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n",
            dev->name, dev->sm_count, PROBE_REPS);
 
-    const size_t smem = PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t);
+    atomics_probe a = {dev->sm_count, 0, 1, PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t), d_sink};
     HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    const uint32_t per_thread = (uint32_t)(bytes / ((size_t)dev->sm_count * PROBE_THREADS));
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)a.smem));
+    a.per_thread = (uint32_t)(bytes / ((size_t)dev->sm_count * PROBE_THREADS)) & ~3u;
     static const int shares[] = {1, 2, 4, 8, 32};
     for (int k = 0; k < 5; ++k) {
-        const int share = shares[k];
-        float us = 0;
-        hist_status s = median_us(
-            [&] {
-                atomics_only_kernel<<<dev->sm_count, PROBE_THREADS, smem>>>(per_thread & ~3u,
-                                                                           share, d_sink);
-            },
-            d_flush, flush_bytes, &us);
+        a.share = shares[k];
+        hist_stats st;
+        hist_status s = hist_gpu_time_work(dev, launch_atomics, &a, 1, PROBE_REPS, &st);
         if (s != HIST_OK)
             return s;
         printf("  shared atomics only, bins shared by %2d lanes%s: %.1f us for %.3g atomics\n",
-               share, share == 1 ? " (uniform)" : share == 32 ? " (constant)" : "", us,
-               (double)(per_thread & ~3u) * dev->sm_count * PROBE_THREADS);
+               a.share, a.share == 1 ? " (uniform)" : a.share == 32 ? " (constant)" : "",
+               st.median_us, (double)a.per_thread * dev->sm_count * PROBE_THREADS);
     }
 
-    const int blocks_full = dev->sm_count * (dev->max_threads_per_sm / 256);
-    READ_PROBE(uint4, 4, blocks_full, 256, "16 B x4, 256 thr, full occupancy:");
-    READ_PROBE(uint4, 8, blocks_full, 256, "16 B x8, 256 thr, full occupancy:");
-    READ_PROBE(uint4, 2, blocks_full, 256, "16 B x2, 256 thr, full occupancy:");
-    READ_PROBE(uint4, 4, dev->sm_count, 1024, "16 B x4, 1024 thr, 1 block/SM:");
-    READ_PROBE(uint4, 8, dev->sm_count, 1024, "16 B x8, 1024 thr, 1 block/SM:");
-    READ_PROBE(uint32_t, 8, dev->sm_count, 1024, "4 B x8, 1024 thr, 1 block/SM:");
-    READ_PROBE(uint32_t, 16, dev->sm_count, 1024, "4 B x16, 1024 thr, 1 block/SM:");
-    READ_PROBE(uint4, 4, 4 * blocks_full, 256, "16 B x4, 256 thr, 4 waves:");
+    const int full = dev->sm_count * (dev->max_threads_per_sm / 256);
+    const read_probe r256 = {d_data, bytes, full, 256, d_sink};
+    const read_probe r1024 = {d_data, bytes, dev->sm_count, 1024, d_sink};
+    const read_probe waves = {d_data, bytes, 4 * full, 256, d_sink};
+    hist_status s = HIST_OK;
+    if (s == HIST_OK) s = time_read<uint4, 4>(dev, r256, "16 B x4, 256 thr, full occupancy:");
+    if (s == HIST_OK) s = time_read<uint4, 8>(dev, r256, "16 B x8, 256 thr, full occupancy:");
+    if (s == HIST_OK) s = time_read<uint4, 2>(dev, r256, "16 B x2, 256 thr, full occupancy:");
+    if (s == HIST_OK) s = time_read<uint4, 4>(dev, r1024, "16 B x4, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK) s = time_read<uint4, 8>(dev, r1024, "16 B x8, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK) s = time_read<uint32_t, 8>(dev, r1024, "4 B x8, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK) s = time_read<uint32_t, 16>(dev, r1024, "4 B x16, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK) s = time_read<uint4, 4>(dev, waves, "16 B x4, 256 thr, 4 waves:");
     cudaFree(d_data);
-    cudaFree(d_flush);
     cudaFree(d_sink);
-    return HIST_OK;
+    return s;
 }
 
 /** @brief Run both probes, or say why not. */

@@ -290,24 +290,10 @@ static void test_exit_codes_and_stats(void **state) {
 
 /* ---- .npy ---- */
 
-static char tmp_dir[64];
-
-static int make_tmp_dir(void **state) {
-    (void)state;
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hist_test_XXXXXX");
-    return mkdtemp(tmp_dir) ? 0 : -1;
-}
-
-static int remove_tmp_dir(void **state) {
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);
-    return system(cmd);
-}
 
 static const char *tmp_path(const char *name) {
     static char path[160];
-    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    snprintf(path, sizeof path, "%s/%s", test_tmp_dir, name);
     return path;
 }
 
@@ -368,7 +354,7 @@ static void test_npy_round_trip(void **state) {
     assert_memory_equal(buf + h.data_offset, hist, sizeof hist);
 
     /* no temporary file is left behind */
-    DIR *dir = opendir(tmp_dir);
+    DIR *dir = opendir(test_tmp_dir);
     for (struct dirent *e; (e = readdir(dir)) != NULL;)
         assert_null(strstr(e->d_name, ".tmp."));
     closedir(dir);
@@ -434,7 +420,7 @@ static void test_npy_malformed(void **state) {
     const uint8_t data[64] = {0};
     const char *path = tmp_path("bad.npy");
     expect_npy_error(tmp_path("missing.npy"), HIST_ERR_IO, "cannot open");
-    expect_npy_error(tmp_dir, HIST_ERR_IO, "not a regular file");
+    expect_npy_error(test_tmp_dir, HIST_ERR_IO, "not a regular file");
 
     write_file(path, "", 0);
     expect_npy_error(path, HIST_ERR_FORMAT, "magic");
@@ -668,7 +654,8 @@ int main(void) {
     failed += cmocka_run_group_tests_name("harness: PRNG, distributions, presets", prng, NULL, NULL);
     failed += cmocka_run_group_tests_name("harness: reference and verification", reference, NULL,
                                           NULL);
-    failed += cmocka_run_group_tests_name("harness: .npy", npy, make_tmp_dir, remove_tmp_dir);
+    failed += cmocka_run_group_tests_name("harness: .npy", npy, test_tmp_dir_setup,
+                                          test_tmp_dir_teardown);
     failed += cmocka_run_group_tests_name("harness: command line", cli, NULL, NULL);
     return failed ? 1 : 0;
 }

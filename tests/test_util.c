@@ -254,6 +254,21 @@ int test_run_program(char *const argv[], char *out, size_t outlen, char *err, si
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+char test_tmp_dir[64];
+
+int test_tmp_dir_setup(void **state) {
+    (void)state;
+    snprintf(test_tmp_dir, sizeof test_tmp_dir, "/tmp/hist_test_XXXXXX");
+    return mkdtemp(test_tmp_dir) ? 0 : -1;
+}
+
+int test_tmp_dir_teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", test_tmp_dir);
+    return system(cmd);
+}
+
 int test_count_lines(const char *s) {
     int n = 0;
     for (; *s; ++s)

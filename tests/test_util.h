@@ -115,6 +115,15 @@ void test_registry_on_presets(const hist_impl *impls, size_t count);
  */
 int test_run_program(char *const argv[], char *out, size_t outlen, char *err, size_t errlen);
 
+/** @brief The temporary folder of the current group (set up by test_tmp_dir_setup()). */
+extern char test_tmp_dir[64];
+
+/** @brief CMocka group setup: create a fresh temporary folder in test_tmp_dir. */
+int test_tmp_dir_setup(void **state);
+
+/** @brief CMocka group teardown: remove test_tmp_dir and what is in it. */
+int test_tmp_dir_teardown(void **state);
+
 /** @brief Number of '\n' in @p s. */
 int test_count_lines(const char *s);
 
