@@ -36,8 +36,9 @@ CFLAGS += $(SAN_FLAGS)
 NVCCFLAGS += $(foreach flag,$(SAN_FLAGS),-Xcompiler $(flag))
 LDFLAGS += $(foreach flag,$(SAN_FLAGS),-Xcompiler $(flag))
 BUILD_SUFFIX := -san
-# the CUDA driver maps memory where ASan keeps its shadow gap
-export ASAN_OPTIONS ?= protect_shadow_gap=0:detect_leaks=1
+# the CUDA driver maps memory where ASan keeps its shadow gap; an impossible allocation must
+# return NULL (the program then exits 3), not abort
+export ASAN_OPTIONS ?= protect_shadow_gap=0:detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS ?= print_stacktrace=1
 endif
 

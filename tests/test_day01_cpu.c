@@ -121,6 +121,27 @@ static void test_binary_runtime_errors(void **state) {
     assert_int_equal(access(output, F_OK), -1); /* no output from a failed run */
 }
 
+static void test_binary_allocation_failure(void **state) {
+    (void)state;
+    /* 4,294,967,295 rows x 262,144 channels: a petabyte of samples, which no malloc can give */
+    char output[128];
+    snprintf(output, sizeof output, "%s/never.npy", test_tmp_dir);
+    int status = run_lesson("--rows", "4294967295", "--channels", "262144", "--output", output);
+    /* under SANITIZE=1, AddressSanitizer adds its own "==pid==WARNING" line: not the program's */
+    int lines = 0;
+    for (const char *line = err; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        lines += strncmp(line, "==", 2) != 0;
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    if (status != 3 || lines != 1 || !strstr(err, "out of memory"))
+        fail_msg("exit %d, stderr '%s' (wanted exit 3 and one line saying out of memory)", status,
+                 err);
+    assert_int_equal(access(output, F_OK), -1);
+}
+
 static void test_binary_output_matches_reference(void **state) {
     (void)state;
     char input[128], output[128];
@@ -266,6 +287,7 @@ int main(void) {
     const struct CMUnitTest binary[] = {
         cmocka_unit_test(test_binary_usage_errors),
         cmocka_unit_test(test_binary_runtime_errors),
+        cmocka_unit_test(test_binary_allocation_failure),
         cmocka_unit_test(test_binary_output_matches_reference),
         cmocka_unit_test(test_binary_zero_rows_list_help),
         cmocka_unit_test(test_output_never_partial_when_killed),
