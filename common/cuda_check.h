@@ -22,8 +22,17 @@
                              cudaGetErrorString(hist_err_));                                       \
     } while (0)
 
-/** @brief Check the launch that just happened (bad configuration, too much shared memory). */
-#define HIST_CUDA_TRY_LAUNCH() HIST_CUDA_TRY(cudaGetLastError())
+/**
+ * @brief Check the launch of @p kernel_name that just happened (bad configuration, too much shared
+ *        memory): on failure return HIST_ERR_CUDA with `launching NAME (file:line): message`.
+ */
+#define HIST_CUDA_TRY_LAUNCH(kernel_name)                                                          \
+    do {                                                                                           \
+        cudaError_t hist_err_ = cudaGetLastError();                                                \
+        if (hist_err_ != cudaSuccess)                                                              \
+            return hist_fail(HIST_ERR_CUDA, "launching %s (%s:%d): %s", kernel_name, __FILE__,      \
+                             __LINE__, cudaGetErrorString(hist_err_));                             \
+    } while (0)
 
 /** @brief `ceil(a / b)` for positive integers. */
 #define HIST_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "device.cuh"
 #include "gpu.h"
 
 /** @brief Threads per block of the floor kernel (one block per SM: the fastest read measured by
@@ -60,32 +61,20 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
 
 /* ---- the floor: read every byte once, as fast as the memory system allows ---- */
 
-/** @brief XOR of the four words of a 16-byte load. */
-__device__ __forceinline__ uint32_t fold16(uint4 v) {
-    return v.x ^ v.y ^ v.z ^ v.w;
-}
-
 /**
  * @brief Read-only streaming pass: each thread XORs 16-byte words in a grid-stride loop, with
- *        FLOOR_UNROLL independent loads in flight, and each block writes one word.
+ *        FLOOR_UNROLL independent loads in flight (hist_stream_xor()), and each block writes one
+ *        word. Launch: one block of FLOOR_THREADS per SM.
+ * @param data        the input as 16-byte words
+ * @param n16         how many whole 16-byte words
+ * @param tail        the last `tail_bytes` (< 16) bytes
+ * @param tail_bytes  how many
+ * @param block_xor   one word per block
  */
-__global__ void floor_kernel(const uint4 *__restrict__ data, size_t n16,
-                             const uint8_t *__restrict__ tail, unsigned tail_bytes,
-                             uint32_t *__restrict__ block_xor) {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t x = 0;
-    for (; i + (FLOOR_UNROLL - 1) * stride < n16; i += FLOOR_UNROLL * stride) {
-        uint4 v[FLOOR_UNROLL];
-#pragma unroll
-        for (int u = 0; u < FLOOR_UNROLL; ++u)
-            v[u] = data[i + u * stride]; /* all loads issued before any use */
-#pragma unroll
-        for (int u = 0; u < FLOOR_UNROLL; ++u)
-            x ^= fold16(v[u]);
-    }
-    for (; i < n16; i += stride)
-        x ^= fold16(data[i]);
+__global__ void __launch_bounds__(FLOOR_THREADS)
+    floor_kernel(const uint4 *__restrict__ data, size_t n16, const uint8_t *__restrict__ tail,
+                 unsigned tail_bytes, uint32_t *__restrict__ block_xor) {
+    uint32_t x = hist_stream_xor<uint4, FLOOR_UNROLL>(data, n16);
     if (blockIdx.x == 0 && threadIdx.x == 0) /* the last, partial 16 bytes */
         for (unsigned j = 0; j < tail_bytes; ++j)
             x ^= (uint32_t)tail[j] << (8 * (j % 4));
@@ -109,7 +98,7 @@ static hist_status launch_floor(hist_gpu *g) {
     floor_kernel<<<g->floor_blocks, FLOOR_THREADS>>>((const uint4 *)g->d_samples, n16,
                                                      g->d_samples + n16 * 16,
                                                      (unsigned)(bytes % 16), g->d_block_xor);
-    HIST_CUDA_TRY_LAUNCH();
+    HIST_CUDA_TRY_LAUNCH("floor_kernel");
     return HIST_OK;
 }
 
@@ -229,12 +218,16 @@ static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx
             s = hist_fail(HIST_ERR_CUDA, "flushing the L2: %s", cudaGetErrorString(err));
             break;
         }
-        cudaEventRecord(t->start);
+        if ((err = cudaEventRecord(t->start)) != cudaSuccess) {
+            s = hist_fail(HIST_ERR_CUDA, "recording the start event: %s", cudaGetErrorString(err));
+            break;
+        }
         if ((s = launch(ctx)) != HIST_OK)
             break;
-        cudaEventRecord(t->stop);
         float ms = 0.0f;
-        err = cudaEventSynchronize(t->stop);
+        err = cudaEventRecord(t->stop);
+        if (err == cudaSuccess)
+            err = cudaEventSynchronize(t->stop);
         if (err == cudaSuccess)
             err = cudaEventElapsedTime(&ms, t->start, t->stop);
         if (err != cudaSuccess)
@@ -372,13 +365,16 @@ extern "C" hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_u
     cudaEvent_t start, stop;
     HIST_CUDA_TRY(cudaEventCreate(&start));
     HIST_CUDA_TRY(cudaEventCreate(&stop));
-    cudaEventRecord(start);
+    cudaError_t timing = cudaEventRecord(start);
     spin_kernel<<<1, 1>>>((unsigned long long)(sleep_us * 1000.0));
     cudaError_t launch = cudaGetLastError();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
     float ms = 0.0f;
-    cudaError_t timing = cudaEventElapsedTime(&ms, start, stop);
+    if (timing == cudaSuccess)
+        timing = cudaEventRecord(stop);
+    if (timing == cudaSuccess)
+        timing = cudaEventSynchronize(stop);
+    if (timing == cudaSuccess)
+        timing = cudaEventElapsedTime(&ms, start, stop);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     HIST_CUDA_TRY(launch);

@@ -126,6 +126,27 @@ typedef struct hist_args {
     int threads;                 /**< worker threads a host implementation may use */
 } hist_args;
 
+/** @brief `extern "C"` in C++ (CUDA) sources, `extern` in C: registries have C linkage. */
+#ifdef __cplusplus
+#define HIST_EXTERN_C extern "C"
+#else
+#define HIST_EXTERN_C extern
+#endif
+
+/**
+ * @brief Declare lesson @p id's registry (e.g. `HIST_DECLARE_REGISTRY(day04);`): the array
+ *        `id_impls` and its length `id_impl_count`, with C linkage. A lesson's kernel file writes
+ *        this line, then defines both (common/LESSONS.md).
+ */
+#define HIST_DECLARE_REGISTRY(id)                                                                  \
+    HIST_EXTERN_C const hist_impl HIST_PASTE(id, _impls)[];                                        \
+    HIST_EXTERN_C const size_t HIST_PASTE(id, _impl_count)
+
+/** @brief Paste two tokens after expanding them (`HIST_PASTE(day04, _impls)`). */
+#define HIST_PASTE(a, b) HIST_PASTE_(a, b)
+/** @brief Paste two tokens as they are. */
+#define HIST_PASTE_(a, b) a##b
+
 /** @brief The one signature every implementation has. */
 typedef hist_status (*hist_fn)(const hist_args *args);
 

@@ -412,3 +412,55 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
     }
     return any_mismatch ? hist_exit_code(HIST_ERR_MISMATCH) : 0;
 }
+
+hist_status hist_check_lessons(const hist_lesson *lessons, size_t n) {
+    for (size_t l = 0; l < n; ++l) {
+        const hist_lesson *lesson = &lessons[l];
+        if (*lesson->impl_count == 0)
+            return hist_fail(HIST_ERR_USAGE, "%s: its registry is empty", lesson->folder);
+        for (size_t i = 0; i < *lesson->impl_count; ++i) {
+            const hist_impl *impl = &lesson->impls[i];
+            if (!impl->name || !impl->summary || !impl->constraints || !impl->run || !impl->lesson)
+                return hist_fail(HIST_ERR_USAGE,
+                                 "%s: registry entry %zu needs a name, lesson, summary, "
+                                 "constraints and run function (common/LESSONS.md)",
+                                 lesson->folder, i);
+            if (strcmp(impl->lesson, lesson->folder) != 0)
+                return hist_fail(HIST_ERR_USAGE,
+                                 "%s: entry '%s' says its lesson is '%s'; it must be the folder "
+                                 "name (common/LESSONS.md)",
+                                 lesson->folder, impl->name, impl->lesson);
+            for (size_t k = 0; k <= l; ++k)
+                for (size_t j = 0; j < (k == l ? i : *lessons[k].impl_count); ++j)
+                    if (strcmp(lessons[k].impls[j].name, impl->name) == 0)
+                        return hist_fail(HIST_ERR_USAGE,
+                                         "%s: implementation name '%s' is already used by %s",
+                                         lesson->folder, impl->name, lessons[k].folder);
+        }
+    }
+    return HIST_OK;
+}
+
+int hist_lessons_main(int argc, char **argv, const hist_lesson *lessons, size_t n) {
+    const char *slash = strrchr(argv[0], '/');
+    const char *program = slash ? slash + 1 : argv[0];
+    if (hist_check_lessons(lessons, n) != HIST_OK) {
+        fprintf(stderr, "%s: broken lesson registry: %s\n", program, hist_last_error());
+        return 3;
+    }
+    size_t total = 0;
+    for (size_t l = 0; l < n; ++l)
+        total += *lessons[l].impl_count;
+    hist_impl *all = malloc(total * sizeof *all);
+    if (!all) {
+        fprintf(stderr, "%s: out of memory\n", program);
+        return 3;
+    }
+    size_t k = 0;
+    for (size_t l = 0; l < n; ++l)
+        for (size_t i = 0; i < *lessons[l].impl_count; ++i)
+            all[k++] = lessons[l].impls[i];
+    const int status = hist_main(argc, argv, all, total);
+    free(all);
+    return status;
+}

@@ -3,7 +3,8 @@
  * @brief The command line every lesson binary shares, and the runner that times and checks
  *        every registered implementation.
  *
- * A lesson's `main` is one line: `return hist_main(argc, argv, impls, count);`.
+ * Every program is hist_lessons_main() over one lesson (common/lesson_main.c) or all of them
+ * (common/course/course.c).
  */
 #ifndef HIST_RUNNER_H
 #define HIST_RUNNER_H
@@ -77,6 +78,28 @@ hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const h
  * @return the exit status: 0 all exact, 1 a mismatch, 2 a usage error, 3 a runtime failure.
  */
 int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
+
+/** @brief A lesson folder and its registry (see common/LESSONS.md). */
+typedef struct hist_lesson {
+    const char *folder;       /**< the folder, e.g. "day04_shared"; every entry's `lesson` */
+    const hist_impl *impls;   /**< its registry, `dayNN_impls` */
+    const size_t *impl_count; /**< its length, `&dayNN_impl_count` */
+} hist_lesson;
+
+/**
+ * @brief Check a lesson's registry against the contract: at least one entry; every entry with a
+ *        name, a summary, constraints and a run function; `lesson` equal to the folder; names
+ *        unique within @p lessons.
+ * @return HIST_OK, or HIST_ERR_USAGE with one line naming the folder and the entry.
+ */
+hist_status hist_check_lessons(const hist_lesson *lessons, size_t n);
+
+/**
+ * @brief The program of one lesson or of the whole course: check the registries, join them in
+ *        lesson order, then hist_main().
+ * @return the exit status (3 with one line if a registry breaks the contract).
+ */
+int hist_lessons_main(int argc, char **argv, const hist_lesson *lessons, size_t n);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "day01.h"
+#include "hist.h"
 #include "reference.h"
 
 /** @brief Increments between two touches of one counter that keep the CPU from waiting on the
@@ -145,6 +145,9 @@ static hist_status run_private(const hist_args *a) {
 }
 
 /** @brief Day 01's registry. */
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day01);
+
 const hist_impl day01_impls[] = {
     {"cpu_reference", "day01_cpu", HIST_HOST,
      "the reference loop: one increment per sample into the shared table", "any shape and binning",

@@ -13,7 +13,6 @@
  *  3. `gpu_naive_racy` (only in `make demo`): kernel 1 with `++` instead of the atomic.
  */
 #include "cuda_check.h"
-#include "day02.h"
 #include "device.cuh"
 
 /** @brief Threads per block for every kernel of this lesson. */
@@ -76,7 +75,8 @@ __global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_
 typedef void (*naive_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
                                 uint32_t *);
 
-static hist_status launch(naive_kernel_fn kernel, uint64_t blocks, const hist_args *a) {
+static hist_status launch(naive_kernel_fn kernel, const char *kernel_name, uint64_t blocks,
+                          const hist_args *a) {
     const hist_problem *p = a->problem;
     const uint32_t bins = hist_bins(p->binning);
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
@@ -84,12 +84,12 @@ static hist_status launch(naive_kernel_fn kernel, uint64_t blocks, const hist_ar
         return HIST_OK;
     kernel<<<(unsigned)blocks, NAIVE_THREADS>>>(a->samples, hist_samples(p), p->channels, bins,
                                                 hist_bin_map_of(p->binning), a->hist);
-    HIST_CUDA_TRY_LAUNCH();
+    HIST_CUDA_TRY_LAUNCH(kernel_name);
     return HIST_OK;
 }
 
 static hist_status run_naive(const hist_args *a) {
-    return launch(naive_kernel, HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+    return launch(naive_kernel, "naive_kernel", HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
 }
 
 static hist_status run_naive_coarse(const hist_args *a) {
@@ -97,11 +97,11 @@ static hist_status run_naive_coarse(const hist_args *a) {
     const uint64_t wave = (uint64_t)a->device->sm_count *
                           (a->device->max_threads_per_sm / NAIVE_THREADS);
     const uint64_t needed = HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS);
-    return launch(naive_coarse_kernel, needed < wave ? needed : wave, a);
+    return launch(naive_coarse_kernel, "naive_coarse_kernel", needed < wave ? needed : wave, a);
 }
 
 static hist_status run_naive_racy(const hist_args *a) {
-    return launch(naive_racy_kernel, HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+    return launch(naive_racy_kernel, "naive_racy_kernel", HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
 }
 
 /* one thread per sample: the grid's x dimension holds at most 2^31 - 1 blocks */
@@ -111,6 +111,9 @@ static const char *too_many_samples(const hist_problem *p, const hist_device *de
                ? "more than 2^31 - 1 blocks of 256 samples (use gpu_naive_coarse)"
                : NULL;
 }
+
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day02);
 
 const hist_impl day02_impls[] = {
     {"gpu_naive", "day02_naive", HIST_DEVICE,
@@ -123,6 +126,8 @@ const hist_impl day02_impls[] = {
 
 const size_t day02_impl_count = sizeof day02_impls / sizeof day02_impls[0];
 
+/** @brief The racy kernel of the demonstration (not in the registry: it is wrong on purpose). */
+HIST_EXTERN_C const hist_impl day02_racy_impl;
 const hist_impl day02_racy_impl = {
     "gpu_naive_racy", "day02_naive", HIST_DEVICE, "gpu_naive with ++ instead of atomicAdd (wrong)",
     "demonstration only", too_many_samples, NULL, run_naive_racy};

@@ -11,13 +11,10 @@
  *     the output with plain stores (the two-phase shape day 05 builds on).
  */
 #include "cuda_check.h"
-#include "day03.h"
 #include "device.cuh"
 
 /** @brief Threads per block of the counting kernel. */
 #define PRIVATE_THREADS 1024
-/** @brief Threads per block of the reduction kernel. */
-#define REDUCE_THREADS 256
 /** @brief The private copies together may take at most this much device memory. */
 #define PRIVATE_MAX_WORKSPACE (UINT64_C(1) << 30)
 
@@ -69,20 +66,6 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
     }
 }
 
-/* ---- version 2's merge: one thread per counter, summing over the copies ---- */
-
-/** @brief One thread per counter: the sum of the private copies, stored in the output. */
-__global__ void reduce_kernel(const uint32_t *__restrict__ d_private, uint32_t copies,
-                              uint64_t counters, uint32_t *__restrict__ d_hist) {
-    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= counters)
-        return;
-    uint32_t sum = 0;
-    for (uint32_t copy = 0; copy < copies; ++copy)
-        sum += d_private[copy * counters + k]; /* neighbouring threads, neighbouring words */
-    d_hist[k] = sum;
-}
-
 /* ---- host wrappers ---- */
 
 static hist_status count_privately(const hist_args *a, bool merge_with_atomics) {
@@ -97,13 +80,10 @@ static hist_status count_privately(const hist_args *a, bool merge_with_atomics) 
     private_kernel<<<copies, PRIVATE_THREADS>>>(a->samples, hist_samples(p), p->channels,
                                                 hist_bins(p->binning), hist_bin_map_of(p->binning),
                                                 d_private, a->hist, merge_with_atomics);
-    HIST_CUDA_TRY_LAUNCH();
-    if (!merge_with_atomics) {
-        reduce_kernel<<<(unsigned)HIST_CEIL_DIV(counters, REDUCE_THREADS), REDUCE_THREADS>>>(
-            d_private, copies, counters, a->hist);
-        HIST_CUDA_TRY_LAUNCH();
-    }
-    return HIST_OK;
+    HIST_CUDA_TRY_LAUNCH("private_kernel");
+    /* version 2's merge: one thread per counter sums the copies (hist_sum_partials_kernel() in
+       common/device.cuh, which days 05 and 06 use again) */
+    return merge_with_atomics ? HIST_OK : hist_sum_partials(d_private, copies, counters, a->hist);
 }
 
 static hist_status run_private_atomics(const hist_args *a) {
@@ -113,6 +93,9 @@ static hist_status run_private_atomics(const hist_args *a) {
 static hist_status run_private_reduce(const hist_args *a) {
     return count_privately(a, false);
 }
+
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day03);
 
 const hist_impl day03_impls[] = {
     {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,

@@ -12,7 +12,6 @@
  *     register and issues one atomic per run.
  */
 #include "cuda_check.h"
-#include "day04.h"
 #include "device.cuh"
 
 /** @brief Threads per block. */
@@ -197,7 +196,7 @@ __global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, u
 typedef void (*shared_kernel_fn)(const uint8_t *, uint64_t, uint32_t, uint32_t, hist_bin_map,
                                  uint32_t, uint64_t, uint32_t *);
 
-static hist_status launch(shared_kernel_fn kernel, const hist_args *a) {
+static hist_status launch(shared_kernel_fn kernel, const char *kernel_name, const hist_args *a) {
     const hist_problem *p = a->problem;
     const shared_plan plan = plan_for(p, a->device);
     if (plan.smem_bytes > a->device->smem_per_block_optin)
@@ -215,17 +214,20 @@ static hist_status launch(shared_kernel_fn kernel, const hist_args *a) {
                                                       hist_bins(p->binning),
                                                       hist_bin_map_of(p->binning), plan.group,
                                                       plan.chunk_rows, a->hist);
-    HIST_CUDA_TRY_LAUNCH();
+    HIST_CUDA_TRY_LAUNCH(kernel_name);
     return HIST_OK;
 }
 
 static hist_status run_shared(const hist_args *a) {
-    return launch(shared_kernel, a);
+    return launch(shared_kernel, "shared_kernel", a);
 }
 
 static hist_status run_shared_aggregate(const hist_args *a) {
-    return launch(shared_aggregate_kernel, a);
+    return launch(shared_aggregate_kernel, "shared_aggregate_kernel", a);
 }
+
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day04);
 
 const hist_impl day04_impls[] = {
     {"gpu_shared", "day04_shared", HIST_DEVICE,

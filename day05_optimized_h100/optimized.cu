@@ -5,12 +5,13 @@
  * Phase 1, `histogram_optimized_kernel`: a block counts 64 channels (blockIdx.x) of one chunk
  * of rows (blockIdx.y) into a padded shared histogram, reading 4 channels per 32-bit load, 8
  * loads in flight with double buffering, and stores its partial histogram with plain stores.
- * Phase 2, `histogram_reduce_kernel`: one thread per (channel, bin) sums the chunks.
+ * Phase 2, `hist_sum_partials_kernel` (day 03's merge, in common/device.cuh; the seed's reduce
+ * kernel is the same loop): one thread per (channel, bin) sums the chunks.
  *
  * Byte histogram only (256 bins of 1), channels divisible by 4 (32-bit rows).
  */
 #include "cuda_check.h"
-#include "day05.h"
+#include "device.cuh"
 
 /** @brief Threads per block: 8 warps. */
 #define D05_THREADS 256
@@ -31,8 +32,6 @@
 #define D05_BLOCKS_PER_SM 2
 /** @brief Rows each thread has in flight: 8x unrolling. */
 #define D05_UNROLL 8
-/** @brief Threads per block of phase 2. */
-#define D05_REDUCE_THREADS 256
 
 /** @brief Where channel `ch`'s bin 0 sits in the shared histogram: 257 words per channel plus one
  *  more every 4 channels (seed 000's `ch * 257 + (ch >> 2) + bin`). */
@@ -186,34 +185,6 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
 
 /* ---- phase 2 ---- */
 
-/** @brief Phase 2: one thread per (channel, bin) sums the chunks' partials. */
-__global__ void histogram_reduce_kernel(const unsigned int *__restrict__ partial_histograms,
-                                        unsigned int *__restrict__ output, int num_elements,
-                                        int grid_y) {
-    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= num_elements)
-        return;
-    unsigned int sum = 0;
-    size_t offset = idx;
-    /* 4-way unrolled accumulation over the chunks */
-    int i = 0;
-    for (; i + 3 < grid_y; i += 4) {
-        sum += partial_histograms[offset];
-        offset += num_elements;
-        sum += partial_histograms[offset];
-        offset += num_elements;
-        sum += partial_histograms[offset];
-        offset += num_elements;
-        sum += partial_histograms[offset];
-        offset += num_elements;
-    }
-    for (; i < grid_y; ++i) {
-        sum += partial_histograms[offset];
-        offset += num_elements;
-    }
-    output[idx] = sum;
-}
-
 /* ---- host side ---- */
 
 static const char *unsupported(const hist_problem *p, const hist_device *dev) {
@@ -253,13 +224,15 @@ static hist_status run_optimized(const hist_args *a) {
         const dim3 grid(plan.grid_x, plan.grid_y);
         histogram_optimized_kernel<<<grid, D05_THREADS, D05_SHARED_BYTES>>>(
             a->samples, (int)p->rows, (int)p->channels, plan.chunk_size, d_partial);
-        HIST_CUDA_TRY_LAUNCH();
+        HIST_CUDA_TRY_LAUNCH("histogram_optimized_kernel");
     }
-    histogram_reduce_kernel<<<HIST_CEIL_DIV(num_elements, D05_REDUCE_THREADS),
-                              D05_REDUCE_THREADS>>>(d_partial, a->hist, num_elements, plan.grid_y);
-    HIST_CUDA_TRY_LAUNCH();
-    return HIST_OK;
+    /* phase 2: one thread per (channel, bin) sums the chunks, the seed's 4-way unrolled loop
+       (day 03's merge, hist_sum_partials_kernel() in common/device.cuh) */
+    return hist_sum_partials(d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements, a->hist);
 }
+
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day05);
 
 const hist_impl day05_impls[] = {
     {"gpu_seed000", "day05_optimized_h100", HIST_DEVICE,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "device.cuh"
 #include "gpu.h"
 
 /** @brief Threads per block of the probes (one block per SM). */
@@ -46,23 +47,10 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         d_sink[blockIdx.x] = s_hist[42 * PROBE_SLOTS + 7];
 }
 
-/** @brief A grid-stride read of @p n elements of type T, UNROLL loads in flight per thread. */
+/** @brief The floor's read loop (hist_stream_xor()) with other load widths and depths. */
 template <typename T, int UNROLL>
 __global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_sink) {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t x = 0;
-    for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride) {
-        T v[UNROLL];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-            v[u] = data[i + u * stride];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-            x ^= reinterpret_cast<const uint32_t *>(&v[u])[0];
-    }
-    for (; i < n; i += stride)
-        x ^= reinterpret_cast<const uint32_t *>(&data[i])[0];
+    const uint32_t x = hist_stream_xor<T, UNROLL>(data, n);
     if (x == 0x12345678u) /* never true on the probe's data; keeps the loads */
         d_sink[0] = x;
 }
@@ -79,7 +67,7 @@ typedef struct atomics_probe {
 static hist_status launch_atomics(void *ctx) {
     const atomics_probe *a = (const atomics_probe *)ctx;
     atomics_only_kernel<<<a->blocks, PROBE_THREADS, a->smem>>>(a->per_thread, a->share, a->d_sink);
-    HIST_CUDA_TRY_LAUNCH();
+    HIST_CUDA_TRY_LAUNCH("atomics_only_kernel");
     return HIST_OK;
 }
 
@@ -96,7 +84,7 @@ template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
     const read_probe *r = (const read_probe *)ctx;
     read_kernel<T, UNROLL><<<r->blocks, r->threads>>>((const T *)r->d_data, r->bytes / sizeof(T),
                                                        r->d_sink);
-    HIST_CUDA_TRY_LAUNCH();
+    HIST_CUDA_TRY_LAUNCH("read_kernel");
     return HIST_OK;
 }
 

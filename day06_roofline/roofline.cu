@@ -21,7 +21,7 @@
  * Byte histogram only; channels divisible by VEC.
  */
 #include "cuda_check.h"
-#include "day06.h"
+#include "device.cuh"
 
 /** @brief Threads per block: 32 warps, one block per SM. */
 #define R6_THREADS 1024
@@ -35,8 +35,6 @@
 #define R6_FLUSH_BINS 64
 /** @brief The transposition buffer `[128 slots][64 bins + 1 word of padding]`: 33,280 bytes. */
 #define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))
-/** @brief Threads per block of the partials' reduction kernel. */
-#define R6_REDUCE_THREADS 256
 
 /** @brief How a block's counts reach the output. */
 enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
@@ -119,8 +117,12 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
     const uint64_t end = (end_row * channels) & ~UINT64_C(15);
     for (uint64_t at = begin; at < end; at += UINT64_C(1) << 20) { /* at most 1 MiB each */
         const uint32_t bytes = (uint32_t)min(end - at, UINT64_C(1) << 20);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* a Hopper instruction */
         asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(d_samples + at), "r"(bytes)
                      : "memory");
+#else
+        (void)bytes; /* not built for Hopper: unsupported() keeps step 3 off this GPU */
+#endif
     }
 }
 
@@ -265,18 +267,6 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
         flush_scattered<VEC, MERGE>(s_hist, c0, group_channels, d_dest);
 }
 
-/** @brief Sum the chunks' partial histograms (one thread per counter). */
-__global__ void roofline_reduce_kernel(const uint32_t *__restrict__ d_partials, uint32_t chunks,
-                                       uint64_t counters, uint32_t *__restrict__ d_hist) {
-    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= counters)
-        return;
-    uint32_t sum = 0;
-    for (uint32_t chunk = 0; chunk < chunks; ++chunk)
-        sum += d_partials[chunk * counters + k];
-    d_hist[k] = sum;
-}
-
 /* ---- host side ---- */
 
 /** @brief Row chunks: enough blocks for one per SM (4 groups x 33 chunks = 132 on an H100). */
@@ -309,16 +299,12 @@ static hist_status run_roofline(const hist_args *a) {
     if (p->rows > 0) {
         kernel<<<dim3(groups, chunks), R6_THREADS, smem_bytes>>>(a->samples, p->rows,
                                                                     p->channels, chunk_rows, d_dest);
-        HIST_CUDA_TRY_LAUNCH();
+        HIST_CUDA_TRY_LAUNCH("roofline_kernel");
     } else if (MERGE == MERGE_PARTIALS) {
         HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
     }
-    if (MERGE == MERGE_PARTIALS) {
-        const uint64_t counters = hist_counters(p);
-        roofline_reduce_kernel<<<(unsigned)HIST_CEIL_DIV(counters, R6_REDUCE_THREADS),
-                                 R6_REDUCE_THREADS>>>(d_dest, chunks, counters, a->hist);
-        HIST_CUDA_TRY_LAUNCH();
-    }
+    if (MERGE == MERGE_PARTIALS) /* day 03's merge (common/device.cuh) */
+        return hist_sum_partials(d_dest, chunks, hist_counters(p), a->hist);
     return HIST_OK;
 }
 
@@ -327,27 +313,45 @@ static size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
     return (size_t)chunks_for(p, dev, &chunk_rows) * hist_counters(p) * sizeof(uint32_t);
 }
 
-template <int VEC>
+/* Whether this build holds Hopper code for step 3's kernel (an ARCH=sm_80 build runs on an H100
+   from compute_80 PTX, where the bulk prefetch is compiled out). */
+static bool built_for_hopper() {
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false>) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return attr.ptxVersion >= 90;
+}
+
+template <int VEC, int PREFETCH>
 static const char *unsupported(const hist_problem *p, const hist_device *dev) {
-    (void)dev;
     if (!hist_is_byte_binning(p->binning))
         return "byte histogram only (--lo 0 --hi 255 --width 1)";
     if (p->channels % VEC != 0)
         return VEC == 4 ? "channels must be divisible by 4 (32-bit loads)"
                         : "channels must be divisible by 16 (16-byte loads)";
+    if (PREFETCH > 0 && dev && dev->cc_major < 9)
+        return "needs a Hopper GPU (compute capability 9.0) for cp.async.bulk.prefetch";
+    if (PREFETCH > 0 && dev && !built_for_hopper())
+        return "this build has no sm_90 code for cp.async.bulk.prefetch (build with ARCH=sm_90)";
     return NULL;
 }
 
 /** @brief One registry entry of a roofline_kernel() configuration. */
 #define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                                           \
     {name, "day06_roofline", HIST_DEVICE, summary,                                                 \
-     vec == 4 ? "byte histogram only; channels divisible by 4"                                     \
-              : "byte histogram only; channels divisible by 16",                                   \
-     unsupported<vec>, merge == MERGE_PARTIALS ? partials_bytes : NULL,                             \
+     prefetch > 0 ? "byte histogram only; channels divisible by 4; Hopper (sm_90) only"           \
+     : vec == 4   ? "byte histogram only; channels divisible by 4"                                 \
+                  : "byte histogram only; channels divisible by 16",                               \
+     unsupported<vec, prefetch>, merge == MERGE_PARTIALS ? partials_bytes : NULL,                             \
      run_roofline<vec, unroll, merge, prefetch, coalesced>}
 
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last
  * one is the lesson's answer. */
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day06);
+
 const hist_impl day06_impls[] = {
     ROOFLINE_IMPL("gpu_r6_v1_conflict_free",
                   "step 1: [bin][slot] layout, no bank conflicts for any data; 32-bit loads 8 deep; "

@@ -30,6 +30,11 @@ const hist_device *test_gpu(void) {
     return gpu_reason[0] ? NULL : &gpu;
 }
 
+int test_gpu_required(void) {
+    const char *v = getenv("HIST_REQUIRE_GPU");
+    return v && strcmp(v, "1") == 0;
+}
+
 const char *test_gpu_reason(void) {
     test_gpu();
     return gpu_reason;
@@ -156,42 +161,48 @@ static const hist_device *device_for(const hist_impl *impls, size_t count) {
     return NULL;
 }
 
-void test_registry_on_matrix(const hist_impl *impls, size_t count) {
-    const hist_device *dev = device_for(impls, count);
-    const hist_impl *list[16] = {NULL};
-    int ran[16];
-    assert_true(count <= 16);
+/* The registry as a list of pointers (freed by the caller). */
+static const hist_impl **pointers_to(const hist_impl *impls, size_t count) {
+    const hist_impl **list = calloc(count > 0 ? count : 1, sizeof *list);
+    assert_non_null(list);
     for (size_t i = 0; i < count; ++i)
         list[i] = &impls[i];
-    test_matrix_exact_all(list, count, dev, &TEST_MATRIX_DEFAULT, 2, ran);
-    for (size_t i = 0; i < count; ++i) {
-        print_message("%s: %d cases exact\n", impls[i].name, ran[i]);
-        assert_int_equal(ran[i], 5 * 8 * 4 * 3);
-    }
+    return list;
+}
+
+void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_matrix *m,
+                             int *ran) {
+    const hist_device *dev = device_for(impls, count);
+    const hist_impl **list = pointers_to(impls, count);
+    test_matrix_exact_all(list, count, dev, m, 2, ran);
+    free(list);
 }
 
 void test_registry_exact(const hist_impl *impls, size_t count, const hist_device *dev,
                          const hist_dataset *d) {
-    const hist_impl *list[16] = {NULL};
-    assert_true(count <= 16);
-    for (size_t i = 0; i < count; ++i)
-        list[i] = &impls[i];
+    const hist_impl **list = pointers_to(impls, count);
     assert_int_equal(exact_all(list, count, dev, d, 2, NULL), (int)count);
+    free(list);
 }
 
-void test_registry_on_presets(const hist_impl *impls, size_t count) {
+void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran) {
     const hist_device *dev = device_for(impls, count);
-    static const char *presets[] = {"main", "small-binned"};
-    for (size_t k = 0; k < 2; ++k) {
-        hist_dataset d;
-        assert_int_equal(hist_preset(presets[k], &d), HIST_OK);
-        test_registry_exact(impls, count, dev, &d);
+    const hist_impl **list = pointers_to(impls, count);
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_CONTENTION, 90},
+                                      {HIST_DIST_RUNS, 1000}};
+    for (size_t i = 0; i < count; ++i)
+        ran[i] = 0;
+    hist_dataset d;
+    for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
+        assert_int_equal(hist_preset("main", &d), HIST_OK);
+        d.dist = dists[k];
+        exact_all(list, count, dev, &d, 2, ran);
     }
-    static const hist_dist hard[] = {{HIST_DIST_CONSTANT, 0}, {HIST_DIST_CONTENTION, 90}};
-    for (size_t k = 0; k < 2; ++k) {
-        hist_dataset d = test_data(100003, 512, (hist_binning){0, 255, 1}, hard[k], 1001);
-        test_registry_exact(impls, count, dev, &d);
-    }
+    assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
+    exact_all(list, count, dev, &d, 2, ran);
+    free(list);
 }
 
 /* Read what is left on two pipes into two buffers. */
@@ -267,6 +278,12 @@ int test_tmp_dir_teardown(void **state) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", test_tmp_dir);
     return system(cmd);
+}
+
+int *test_counts(size_t n) {
+    int *counts = calloc(n > 0 ? n : 1, sizeof *counts);
+    assert_non_null(counts);
+    return counts;
 }
 
 int test_count_lines(const char *s) {

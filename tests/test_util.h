@@ -21,15 +21,30 @@ const hist_device *test_gpu(void);
 /** @brief Why there is no device ("" if there is one). */
 const char *test_gpu_reason(void);
 
-/** @brief Set @p dev to the GPU, or skip the current test with the reason. */
+/** @brief 1 when `HIST_REQUIRE_GPU=1` (`make test REQUIRE_GPU=1`): a GPU test must not skip. */
+int test_gpu_required(void);
+
+/** @brief Set @p dev to the GPU, or skip the current test with the reason (fail it instead when
+ *  test_gpu_required()). */
 #define TEST_REQUIRE_GPU(dev)                                                                      \
     do {                                                                                           \
         (dev) = test_gpu();                                                                        \
         if (!(dev)) {                                                                              \
+            if (test_gpu_required())                                                               \
+                fail_msg("REQUIRE_GPU=1 but no GPU: %s", test_gpu_reason());                       \
             print_message("skipped: %s\n", test_gpu_reason());                                     \
             skip();                                                                                \
         }                                                                                          \
     } while (0)
+
+#ifdef HIST_LESSON
+/* built for one lesson (the Makefile passes HIST_LESSON=dayNN and HIST_LESSON_FOLDER) */
+HIST_DECLARE_REGISTRY(HIST_LESSON);
+/** @brief The registry of the lesson this test is built for. */
+#define LESSON_IMPLS HIST_PASTE(HIST_LESSON, _impls)
+/** @brief Its length. */
+#define LESSON_IMPL_COUNT HIST_PASTE(HIST_LESSON, _impl_count)
+#endif
 
 /** @brief A dataset with values over 0..255 (binning decides what is counted). */
 hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, hist_dist dist,
@@ -93,16 +108,19 @@ void test_registry_exact(const hist_impl *impls, size_t count, const hist_device
                          const hist_dataset *d);
 
 /**
- * @brief Every implementation of a registry, exactly, on the full shape matrix (skips without a
- *        GPU when the registry has device implementations); asserts each ran every case.
+ * @brief Every implementation of a registry, exactly, on the shape matrix @p m within its
+ *        constraints (skips without a GPU when the registry has device implementations).
+ * @param ran  receives each implementation's number of cases (@p count entries)
  */
-void test_registry_on_matrix(const hist_impl *impls, size_t count);
+void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_matrix *m, int *ran);
 
 /**
- * @brief Every implementation of a registry, exactly, on both presets at full size and on the
- *        main preset's shape under constant and contention:90 data.
+ * @brief Every implementation of a registry, exactly, within its constraints, on the main preset
+ *        under uniform, constant, contention:90 and runs:1000 data, and on the small-binned
+ *        preset (skips without a GPU when the registry has device implementations).
+ * @param ran  receives each implementation's number of cases (@p count entries)
  */
-void test_registry_on_presets(const hist_impl *impls, size_t count);
+void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran);
 
 /**
  * @brief Run a program, capturing its output.
@@ -123,6 +141,9 @@ int test_tmp_dir_setup(void **state);
 
 /** @brief CMocka group teardown: remove test_tmp_dir and what is in it. */
 int test_tmp_dir_teardown(void **state);
+
+/** @brief @p n zeroed counters (calloc'd; the caller frees them). */
+int *test_counts(size_t n);
 
 /** @brief Number of '\n' in @p s. */
 int test_count_lines(const char *s);

@@ -5,17 +5,7 @@
  */
 #include "test_util.h"
 
-#include "day02.h"
-
-static void test_shape_matrix(void **state) {
-    (void)state;
-    test_registry_on_matrix(day02_impls, day02_impl_count);
-}
-
-static void test_presets(void **state) {
-    (void)state;
-    test_registry_on_presets(day02_impls, day02_impl_count);
-}
+HIST_DECLARE_REGISTRY(day02);
 
 static void test_one_thread_per_sample_limit(void **state) {
     (void)state;
@@ -29,8 +19,6 @@ static void test_one_thread_per_sample_limit(void **state) {
 /** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape_matrix),
-        cmocka_unit_test(test_presets),
         cmocka_unit_test(test_one_thread_per_sample_limit),
     };
     return cmocka_run_group_tests_name("day02_naive", tests, NULL, NULL);

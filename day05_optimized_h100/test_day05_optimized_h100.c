@@ -8,7 +8,7 @@
 
 #include "test_util.h"
 
-#include "day05.h"
+HIST_DECLARE_REGISTRY(day05);
 
 static const uint64_t rows[] = {0, 1, 15, 16, 17, 127, 128, 129, 1000003};
 static const uint32_t channels[] = {4, 8, 60, 64, 68, 512, 516, 1024};
@@ -22,20 +22,6 @@ static void test_shape_matrix(void **state) {
     int ran = test_matrix_exact(&day05_impls[0], dev, &m, 1);
     print_message("gpu_seed000: %d cases exact\n", ran);
     assert_int_equal(ran, 9 * 8 * 4);
-}
-
-static void test_presets(void **state) {
-    (void)state;
-    const hist_device *dev;
-    TEST_REQUIRE_GPU(dev);
-    hist_dataset d;
-    assert_int_equal(hist_preset("main", &d), HIST_OK);
-    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0}, {HIST_DIST_CONSTANT, 0},
-                                      {HIST_DIST_CONTENTION, 90}, {HIST_DIST_RUNS, 1000}};
-    for (size_t i = 0; i < 4; ++i) {
-        d.dist = dists[i];
-        test_registry_exact(day05_impls, day05_impl_count, dev, &d);
-    }
 }
 
 static void test_constraints_are_clear(void **state) {
@@ -63,7 +49,6 @@ static void test_constraints_are_clear(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),
-        cmocka_unit_test(test_presets),
         cmocka_unit_test(test_constraints_are_clear),
     };
     return cmocka_run_group_tests_name("day05_optimized_h100", tests, NULL, NULL);

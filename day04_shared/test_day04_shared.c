@@ -5,17 +5,7 @@
  */
 #include "test_util.h"
 
-#include "day04.h"
-
-static void test_shape_matrix(void **state) {
-    (void)state;
-    test_registry_on_matrix(day04_impls, day04_impl_count);
-}
-
-static void test_presets(void **state) {
-    (void)state;
-    test_registry_on_presets(day04_impls, day04_impl_count);
-}
+HIST_DECLARE_REGISTRY(day04);
 
 static void test_aggregation_on_long_runs_and_wide_bins(void **state) {
     (void)state;
@@ -36,8 +26,6 @@ static void test_aggregation_on_long_runs_and_wide_bins(void **state) {
 /** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape_matrix),
-        cmocka_unit_test(test_presets),
         cmocka_unit_test(test_aggregation_on_long_runs_and_wide_bins),
     };
     return cmocka_run_group_tests_name("day04_shared", tests, NULL, NULL);

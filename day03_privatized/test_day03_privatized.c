@@ -5,17 +5,7 @@
  */
 #include "test_util.h"
 
-#include "day03.h"
-
-static void test_shape_matrix(void **state) {
-    (void)state;
-    test_registry_on_matrix(day03_impls, day03_impl_count);
-}
-
-static void test_presets(void **state) {
-    (void)state;
-    test_registry_on_presets(day03_impls, day03_impl_count);
-}
+HIST_DECLARE_REGISTRY(day03);
 
 static void test_private_copies_fit_the_budget(void **state) {
     (void)state;
@@ -39,8 +29,6 @@ static void test_private_copies_fit_the_budget(void **state) {
 /** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape_matrix),
-        cmocka_unit_test(test_presets),
         cmocka_unit_test(test_private_copies_fit_the_budget),
     };
     return cmocka_run_group_tests_name("day03_privatized", tests, NULL, NULL);

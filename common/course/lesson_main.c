@@ -1,0 +1,20 @@
+/**
+ * @file lesson_main.c
+ * @brief Every lesson's program: built once per lesson folder with `HIST_LESSON` (e.g. `day04`)
+ *        and `HIST_LESSON_FOLDER` (e.g. `"day04_shared"`), it hands the lesson's registry to the
+ *        common runner. A lesson has no `main.c` of its own (common/LESSONS.md).
+ */
+#include "runner.h"
+
+#ifndef HIST_LESSON
+#error "build with -DHIST_LESSON=dayNN -DHIST_LESSON_FOLDER='\"dayNN_name\"' (the Makefile does)"
+#endif
+
+HIST_DECLARE_REGISTRY(HIST_LESSON);
+
+/** @brief Runs this lesson's implementations through the common runner. */
+int main(int argc, char **argv) {
+    const hist_lesson lesson = {HIST_LESSON_FOLDER, HIST_PASTE(HIST_LESSON, _impls),
+                                &HIST_PASTE(HIST_LESSON, _impl_count)};
+    return hist_lessons_main(argc, argv, &lesson, 1);
+}
