@@ -120,7 +120,8 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
 
 # ---- the goals ----
 
-.PHONY: all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table
+.PHONY: all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
+        format-check
 .DEFAULT_GOAL := all
 
 # build/course and build/dayNN_name name the programs of the configuration built last
@@ -169,6 +170,13 @@ plot:
 # README agrees: `make lessons-table` then `git diff --exit-code README.md`).
 lessons-table:
 	common/lessons-table.sh README.md docs/data/h100_main_uniform.csv $(ALL_LESSONS)
+
+# clang-format (.clang-format) over every C and CUDA source; CI runs format-check
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRCS)
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files clean"
 
 # The instructors' notes: Doxygen HTML in docs/html (warnings fail the build); every lesson folder
 # is an input.
@@ -235,6 +243,7 @@ help:
 	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"
 	@echo "make profile  Nsight Compute table of one lesson's kernels (DAY=05)"
 	@echo "make ptxas    registers and shared memory of the kernels (DAY=06 for one lesson)"
+	@echo "make format   clang-format every C and CUDA source (format-check: CI's check)"
 	@echo "make clean    remove every build folder"
 	@echo "lessons: $(ALL_LESSONS)$(foreach l,$(ALL_LESSONS),$(if $($(l)_TARGETS),; $(l): $($(l)_TARGETS)))"
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90),"

@@ -108,8 +108,9 @@ static hist_status parse_number(const char *option, const char *text, uint64_t m
         ok = errno == 0 && *end == '\0' && v >= min && v <= max;
     }
     if (!ok)
-        return hist_fail(HIST_ERR_USAGE, "--%s: expected a whole number from %llu to %llu, got '%s'",
-                         option, (unsigned long long)min, (unsigned long long)max, text);
+        return hist_fail(HIST_ERR_USAGE,
+                         "--%s: expected a whole number from %llu to %llu, got '%s'", option,
+                         (unsigned long long)min, (unsigned long long)max, text);
     *out = v;
     return HIST_OK;
 }
@@ -170,8 +171,7 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
         if (c == 'h')
             c = OPT_HELP;
         if (c == '?')
-            return hist_fail(HIST_ERR_USAGE, "unknown option '%s' (see --help)",
-                             argv[optind - 1]);
+            return hist_fail(HIST_ERR_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         if (c == ':')
             return hist_fail(HIST_ERR_USAGE, "option '%s' needs a value (see --help)",
                              argv[optind - 1]);
@@ -271,8 +271,7 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.save_input = value[OPT_SAVE_INPUT];
     o.csv = value[OPT_CSV];
     o.results = value[OPT_RESULTS];
-    static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV,
-                                       OPT_RESULTS};
+    static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV, OPT_RESULTS};
     for (size_t i = 0; i < sizeof file_options / sizeof file_options[0]; ++i)
         if (seen[file_options[i]] && value[file_options[i]][0] == '\0')
             return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",

@@ -30,11 +30,11 @@
     do {                                                                                           \
         cudaError_t hist_err_ = cudaGetLastError();                                                \
         if (hist_err_ != cudaSuccess)                                                              \
-            return hist_fail(HIST_ERR_CUDA, "launching %s (%s:%d): %s", kernel_name, __FILE__,      \
+            return hist_fail(HIST_ERR_CUDA, "launching %s (%s:%d): %s", kernel_name, __FILE__,     \
                              __LINE__, cudaGetErrorString(hist_err_));                             \
     } while (0)
 
 /** @brief `ceil(a / b)` for positive integers. */
-#define HIST_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define HIST_CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 
 #endif /* HIST_CUDA_CHECK_H */

@@ -21,7 +21,7 @@ uint64_t hist_splitmix64(uint64_t seed, uint64_t index) {
 /** @brief Seed offset of the contention coin stream. */
 #define STREAM_CONTENTION UINT64_C(0x636F6E74656E7469) /* "contenti" */
 /** @brief Seed offset of the hot value's stream. */
-#define STREAM_HOT_VALUE UINT64_C(0x686F7476616C7565)  /* "hotvalue" */
+#define STREAM_HOT_VALUE UINT64_C(0x686F7476616C7565) /* "hotvalue" */
 
 /* 16-bit lane `i % 4` of output `i / 4`, mapped onto [vmin, vmin + range) by multiply-shift. */
 static inline uint8_t lane_value(uint64_t word, unsigned lane, uint8_t vmin, uint32_t range) {

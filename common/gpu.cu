@@ -127,8 +127,8 @@ static hist_status allocate(hist_gpu *g, size_t workspace_bytes) {
     HIST_CUDA_TRY(cudaEventCreate(&g->start));
     HIST_CUDA_TRY(cudaEventCreate(&g->stop));
     if (sample_bytes > 0)
-        HIST_CUDA_TRY(cudaMemcpy(g->d_samples, g->h_samples, (size_t)sample_bytes,
-                                 cudaMemcpyHostToDevice));
+        HIST_CUDA_TRY(
+            cudaMemcpy(g->d_samples, g->h_samples, (size_t)sample_bytes, cudaMemcpyHostToDevice));
     return HIST_OK;
 }
 
@@ -188,13 +188,13 @@ extern "C" void hist_gpu_destroy(hist_gpu *g) {
 
 /** @brief What one timing loop needs besides the work. */
 typedef struct timing {
-    uint8_t *d_flush;      /**< written before every call to evict the input from L2 */
-    size_t flush_bytes;    /**< twice the L2 */
-    cudaEvent_t start;     /**< event before the work */
-    cudaEvent_t stop;      /**< event after it */
-    uint32_t *d_poison;    /**< filled with 0xFF before every call (NULL: none) */
-    size_t poison_bytes;   /**< its size */
-    const char *progress;  /**< "name pass" shown on stderr per call, or NULL */
+    uint8_t *d_flush;     /**< written before every call to evict the input from L2 */
+    size_t flush_bytes;   /**< twice the L2 */
+    cudaEvent_t start;    /**< event before the work */
+    cudaEvent_t stop;     /**< event after it */
+    uint32_t *d_poison;   /**< filled with 0xFF before every call (NULL: none) */
+    size_t poison_bytes;  /**< its size */
+    const char *progress; /**< "name pass" shown on stderr per call, or NULL */
 } timing;
 
 /* The harness's timing loop: poison, flush, event, work, event; median and min of the timed
@@ -210,8 +210,8 @@ static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx
         if (t->progress)
             fprintf(stderr, "\r  %s rep %d/%d ", t->progress, i + 1, warmup + timed);
         /* poison: an implementation that forgets to zero its output fails verification */
-        cudaError_t err = t->d_poison ? cudaMemsetAsync(t->d_poison, 0xFF, t->poison_bytes)
-                                      : cudaSuccess;
+        cudaError_t err =
+            t->d_poison ? cudaMemsetAsync(t->d_poison, 0xFF, t->poison_bytes) : cudaSuccess;
         if (err == cudaSuccess)
             err = cudaMemsetAsync(t->d_flush, i & 0xFF, t->flush_bytes);
         if (err != cudaSuccess) {
@@ -294,11 +294,11 @@ extern "C" hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum) 
 
 /** @brief One call of an implementation, alone or with the copies around it. */
 typedef struct impl_call {
-    hist_gpu *g;          /**< the session */
+    hist_gpu *g;           /**< the session */
     const hist_impl *impl; /**< the implementation */
     const hist_args *args; /**< its arguments */
-    uint32_t *h_hist;     /**< the host copy of the result (end to end) */
-    int end_to_end;       /**< 1: copy the input in before and the result out after */
+    uint32_t *h_hist;      /**< the host copy of the result (end to end) */
+    int end_to_end;        /**< 1: copy the input in before and the result out after */
 } impl_call;
 
 static hist_status launch_impl(void *ctx) {
@@ -316,9 +316,9 @@ static hist_status launch_impl(void *ctx) {
     return s;
 }
 
-extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup,
-                                          int reps, hist_stats *kernel, hist_stats *e2e,
-                                          uint32_t *h_hist, int progress) {
+extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, int reps,
+                                          hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
+                                          int progress) {
     const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
     const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
     char label[2][96];

@@ -77,8 +77,7 @@ hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum);
  * @return HIST_OK, the implementation's error, or HIST_ERR_CUDA.
  */
 hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, int reps,
-                               hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
-                               int progress);
+                               hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist, int progress);
 
 /** @brief Queues some GPU work on the default stream; returns its launch status. */
 typedef hist_status (*hist_gpu_work_fn)(void *ctx);

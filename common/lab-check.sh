@@ -22,7 +22,7 @@ status=0
 for step in $steps; do
     case $step in
     test)
-        make test $make_args > "$out/test.log" 2>&1 || status=1
+        make test REQUIRE_GPU=1 $make_args > "$out/test.log" 2>&1 || status=1
         echo "== make test: $(grep -c '^\[  PASSED  \]' "$out/test.log") groups passed," \
             "$(grep -c '^\[  FAILED  \]' "$out/test.log") failed lines," \
             "$(grep -c '^\[  SKIPPED \]' "$out/test.log") skipped lines"
@@ -40,14 +40,14 @@ for step in $steps; do
         for lesson in day*/; do
             lesson=${lesson%/}
             case $lesson in day01*) continue ;; esac
-            make -s -C "$lesson" profile > "$out/profile-$lesson.txt" 2>&1 || status=1
+            make -s profile DAY="$(echo "$lesson" | cut -c4-5)" > "$out/profile-$lesson.txt" 2>&1 || status=1
             echo "== profile $lesson"; cat "$out/profile-$lesson.txt"
         done ;;
     demo)
-        make -s -C day02_naive demo > "$out/demo.txt" 2>&1 || status=1
+        make -s demo > "$out/demo.txt" 2>&1 || status=1
         cat "$out/demo.txt" ;;
     triton)
-        make -s -C day02_naive triton > "$out/triton.txt" 2>&1 || status=1
+        make -s triton > "$out/triton.txt" 2>&1 || status=1
         cat "$out/triton.txt" ;;
     esac
 done

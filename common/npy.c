@@ -29,7 +29,7 @@
 typedef struct cursor {
     const char *p;   /**< next character */
     const char *end; /**< one past the last */
-} cursor; /**< @brief see struct cursor */
+} cursor;            /**< @brief see struct cursor */
 
 static void skip_space(cursor *c) {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
@@ -120,8 +120,8 @@ hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_heade
     } else if (major == 2 || major == 3) {
         if (len < 12)
             return hist_fail(HIST_ERR_FORMAT, "truncated .npy header");
-        header_len = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
-                     (size_t)buf[11] << 24;
+        header_len =
+            (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
         prefix = 12;
         if (header_len > NPY_MAX_HEADER)
             return hist_fail(HIST_ERR_FORMAT, ".npy header of %zu bytes is too long", header_len);
@@ -254,11 +254,13 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
     if (!is_uint8_descr(h.descr))
         s = hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)", path, h.descr);
     else if (h.fortran_order)
-        s = hist_fail(HIST_ERR_FORMAT, "'%s' is in Fortran order; save it C-ordered "
-                                       "(numpy.ascontiguousarray)", path);
+        s = hist_fail(HIST_ERR_FORMAT,
+                      "'%s' is in Fortran order; save it C-ordered "
+                      "(numpy.ascontiguousarray)",
+                      path);
     else if (h.ndim != 2)
-        s = hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]",
-                      path, h.ndim);
+        s = hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]", path,
+                      h.ndim);
     else if (h.shape[1] > 0 && h.shape[0] > UINT64_MAX / h.shape[1])
         s = hist_fail(HIST_ERR_FORMAT, "'%s': shape is too large", path);
     else if (h.shape[0] * h.shape[1] != file_bytes - h.data_offset)
@@ -308,8 +310,16 @@ static hist_status write_npy(const char *path, const char *descr, const void *da
     memset(header + n, ' ', padded - total);
     header[padded - 10 - 1] = '\n';
     const size_t header_len = padded - 10;
-    const uint8_t prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                                (uint8_t)(header_len & 0xFF), (uint8_t)(header_len >> 8)};
+    const uint8_t prefix[10] = {0x93,
+                                'N',
+                                'U',
+                                'M',
+                                'P',
+                                'Y',
+                                1,
+                                0,
+                                (uint8_t)(header_len & 0xFF),
+                                (uint8_t)(header_len >> 8)};
 
     size_t path_len = strlen(path);
     char *tmp = malloc(path_len + 16);
@@ -351,7 +361,6 @@ hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t 
     return write_npy(path, "<u4", data, sizeof(uint32_t), rows, cols);
 }
 
-hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows,
-                              uint64_t cols) {
+hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows, uint64_t cols) {
     return write_npy(path, "|u1", data, 1, rows, cols);
 }

@@ -19,11 +19,11 @@ extern "C" {
 
 /** @brief What a parsed `.npy` header says. */
 typedef struct hist_npy_header {
-    char descr[16];       /**< dtype string, e.g. "|u1" */
-    int fortran_order;    /**< 1 if column-major */
-    int ndim;             /**< number of dimensions (0..8) */
-    uint64_t shape[8];    /**< the dimensions */
-    size_t data_offset;   /**< where the data starts in the file */
+    char descr[16];     /**< dtype string, e.g. "|u1" */
+    int fortran_order;  /**< 1 if column-major */
+    int ndim;           /**< number of dimensions (0..8) */
+    uint64_t shape[8];  /**< the dimensions */
+    size_t data_offset; /**< where the data starts in the file */
 } hist_npy_header;
 
 /**
@@ -59,8 +59,7 @@ hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t 
  * @brief Write a `[rows, cols]` uint8 array, atomically (used to save generated datasets).
  * @return HIST_OK or HIST_ERR_IO with a message.
  */
-hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows,
-                              uint64_t cols);
+hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows, uint64_t cols);
 
 #ifdef __cplusplus
 }

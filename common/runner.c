@@ -114,9 +114,8 @@ static double previous_lesson_best(const hist_result *results, size_t n, size_t 
 static void print_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
                         const hist_stats *floor, double reference_us) {
     const double bytes = (double)hist_samples(p);
-    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", "lesson",
-            "implementation", "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref",
-            "vs prev", "check");
+    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", "lesson", "implementation",
+            "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "vs prev", "check");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         if (!r->ran) {
@@ -125,7 +124,7 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
             continue;
         }
         char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-",
-             vs_prev[16] = "-";
+                                  vs_prev[16] = "-";
         const double prev = previous_lesson_best(results, n, i);
         format_time(r->time.median_us, median, sizeof median);
         format_time(r->time.min_us, min, sizeof min);

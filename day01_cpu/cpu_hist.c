@@ -148,6 +148,7 @@ static hist_status run_private(const hist_args *a) {
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day01);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day01_impls[] = {
     {"cpu_reference", "day01_cpu", HIST_HOST,
      "the reference loop: one increment per sample into the shared table", "any shape and binning",
@@ -158,4 +159,5 @@ const hist_impl day01_impls[] = {
 };
 
 /** @brief Number of entries in day01_impls. */
+/** @brief How many entries day01_impls holds. */
 const size_t day01_impl_count = sizeof day01_impls / sizeof day01_impls[0];

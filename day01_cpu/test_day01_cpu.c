@@ -33,8 +33,8 @@ static void test_private_more_threads_than_rows(void **state) {
     (void)state;
     const hist_impl *impl = test_find_impl(day01_impls, day01_impl_count, "cpu_private");
     for (uint64_t rows = 0; rows <= 9; ++rows) {
-        hist_dataset d = test_data(rows, 5, (hist_binning){0, 255, 1},
-                                   (hist_dist){HIST_DIST_UNIFORM, 0}, rows);
+        hist_dataset d =
+            test_data(rows, 5, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, rows);
         assert_true(test_exact(impl, NULL, &d, 8));
     }
 }
@@ -56,8 +56,8 @@ static void test_private_presets_and_contention(void **state) {
         assert_true(test_exact(impl, NULL, &m, 2));
     }
     /* values all outside [lo, hi]: nothing counted */
-    hist_dataset outside = test_data(3000, 3, (hist_binning){200, 255, 8},
-                                     (hist_dist){HIST_DIST_UNIFORM, 0}, 3);
+    hist_dataset outside =
+        test_data(3000, 3, (hist_binning){200, 255, 8}, (hist_dist){HIST_DIST_UNIFORM, 0}, 3);
     outside.vmax = 199;
     assert_true(test_exact(impl, NULL, &outside, 2));
 }
@@ -68,8 +68,8 @@ static char out[1 << 16], err[1 << 12];
 
 static int run_lesson(const char *a1, const char *a2, const char *a3, const char *a4,
                       const char *a5, const char *a6) {
-    char *argv[] = {LESSON_BIN, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
-                    (char *)a6, NULL};
+    char *argv[] = {LESSON_BIN, (char *)a1, (char *)a2, (char *)a3,
+                    (char *)a4, (char *)a5, (char *)a6, NULL};
     return test_run_program(argv, out, sizeof out, err, sizeof err);
 }
 
@@ -144,8 +144,8 @@ static void test_binary_output_matches_reference(void **state) {
     snprintf(input, sizeof input, "%s/in.npy", test_tmp_dir);
     snprintf(output, sizeof output, "%s/out.npy", test_tmp_dir);
     /* generate and save an input, then histogram it from the file */
-    char *gen[] = {LESSON_BIN, "--rows", "999", "--channels", "65", "--dist", "runs:3",
-                   "--save-input", input, "--impl", "cpu_private", "--reps", "1", NULL};
+    char *gen[] = {LESSON_BIN,     "--rows", "999",    "--channels",  "65",     "--dist", "runs:3",
+                   "--save-input", input,    "--impl", "cpu_private", "--reps", "1",      NULL};
     assert_int_equal(test_run_program(gen, out, sizeof out, err, sizeof err), 0);
     assert_int_equal(run_lesson("--input", input, "--output", output, "--reps", "2"), 0);
     assert_non_null(strstr(out, "cpu_reference"));

@@ -89,19 +89,21 @@ static hist_status launch(naive_kernel_fn kernel, const char *kernel_name, uint6
 }
 
 static hist_status run_naive(const hist_args *a) {
-    return launch(naive_kernel, "naive_kernel", HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+    return launch(naive_kernel, "naive_kernel",
+                  HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
 }
 
 static hist_status run_naive_coarse(const hist_args *a) {
     /* one full wave: as many blocks as the SMs can hold at once */
-    const uint64_t wave = (uint64_t)a->device->sm_count *
-                          (a->device->max_threads_per_sm / NAIVE_THREADS);
+    const uint64_t wave =
+        (uint64_t)a->device->sm_count * (a->device->max_threads_per_sm / NAIVE_THREADS);
     const uint64_t needed = HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS);
     return launch(naive_coarse_kernel, "naive_coarse_kernel", needed < wave ? needed : wave, a);
 }
 
 static hist_status run_naive_racy(const hist_args *a) {
-    return launch(naive_racy_kernel, "naive_racy_kernel", HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
+    return launch(naive_racy_kernel, "naive_racy_kernel",
+                  HIST_CEIL_DIV(hist_samples(a->problem), NAIVE_THREADS), a);
 }
 
 /* one thread per sample: the grid's x dimension holds at most 2^31 - 1 blocks */
@@ -115,6 +117,7 @@ static const char *too_many_samples(const hist_problem *p, const hist_device *de
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day02);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day02_impls[] = {
     {"gpu_naive", "day02_naive", HIST_DEVICE,
      "one thread per sample, one global atomicAdd each (seed 003)",
@@ -124,10 +127,16 @@ const hist_impl day02_impls[] = {
      "any shape and binning", NULL, NULL, run_naive_coarse},
 };
 
+/** @brief How many entries day02_impls holds. */
 const size_t day02_impl_count = sizeof day02_impls / sizeof day02_impls[0];
 
 /** @brief The racy kernel of the demonstration (not in the registry: it is wrong on purpose). */
 HIST_EXTERN_C const hist_impl day02_racy_impl;
-const hist_impl day02_racy_impl = {
-    "gpu_naive_racy", "day02_naive", HIST_DEVICE, "gpu_naive with ++ instead of atomicAdd (wrong)",
-    "demonstration only", too_many_samples, NULL, run_naive_racy};
+const hist_impl day02_racy_impl = {"gpu_naive_racy",
+                                   "day02_naive",
+                                   HIST_DEVICE,
+                                   "gpu_naive with ++ instead of atomicAdd (wrong)",
+                                   "demonstration only",
+                                   too_many_samples,
+                                   NULL,
+                                   run_naive_racy};

@@ -97,15 +97,17 @@ static hist_status run_private_reduce(const hist_args *a) {
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day03);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day03_impls[] = {
     {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, merged with global atomics of the non-zero counters",
-     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL,
-     private_workspace, run_private_atomics},
+     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
+     run_private_atomics},
     {"gpu_private_reduce", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, summed by a second kernel (plain stores)",
-     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL,
-     private_workspace, run_private_reduce},
+     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
+     run_private_reduce},
 };
 
+/** @brief How many entries day03_impls holds. */
 const size_t day03_impl_count = sizeof day03_impls / sizeof day03_impls[0];

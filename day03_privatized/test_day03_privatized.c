@@ -1,7 +1,7 @@
 /**
  * @file test_day03_privatized.c
- * @brief day03_privatized: every kernel exactly against the reference, on the shape matrix, both presets
- *        and adversarial data. Skipped cleanly without a GPU.
+ * @brief day03_privatized: every kernel exactly against the reference, on the shape matrix, both
+ * presets and adversarial data. Skipped cleanly without a GPU.
  */
 #include "test_util.h"
 
@@ -20,8 +20,8 @@ static void test_private_copies_fit_the_budget(void **state) {
     assert_true(main_ws / copy >= 1 && main_ws <= (size_t)1 << 30);
     assert_true(impl->workspace_bytes(&wide, dev) <= (size_t)1 << 30);
     /* the widest shape still runs exactly with its few copies */
-    hist_dataset d = test_data(300, 262144, (hist_binning){0, 255, 1},
-                               (hist_dist){HIST_DIST_UNIFORM, 0}, 3);
+    hist_dataset d =
+        test_data(300, 262144, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 3);
     for (size_t i = 0; i < day03_impl_count; ++i)
         assert_true(test_exact(&day03_impls[i], dev, &d, 1));
 }

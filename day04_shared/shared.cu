@@ -72,8 +72,8 @@ struct tile {
 };
 
 /** @brief The tile of this block and this thread's place in it. */
-__device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
-                                              uint64_t rows, uint64_t chunk_rows) {
+__device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group, uint64_t rows,
+                                              uint64_t chunk_rows) {
     tile t;
     t.c0 = blockIdx.x * group;
     t.group_channels = min(group, channels - t.c0); /* the last group may be partial */
@@ -200,9 +200,10 @@ static hist_status launch(shared_kernel_fn kernel, const char *kernel_name, cons
     const hist_problem *p = a->problem;
     const shared_plan plan = plan_for(p, a->device);
     if (plan.smem_bytes > a->device->smem_per_block_optin)
-        return hist_fail(HIST_ERR_UNSUPPORTED,
-                         "day04: %zu bytes of shared memory per block needed, the device allows %zu",
-                         plan.smem_bytes, a->device->smem_per_block_optin);
+        return hist_fail(
+            HIST_ERR_UNSUPPORTED,
+            "day04: %zu bytes of shared memory per block needed, the device allows %zu",
+            plan.smem_bytes, a->device->smem_per_block_optin);
     /* above 48 KiB a kernel must opt in to more dynamic shared memory */
     HIST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)plan.smem_bytes));
@@ -210,10 +211,9 @@ static hist_status launch(shared_kernel_fn kernel, const char *kernel_name, cons
     if (p->rows == 0)
         return HIST_OK;
     const dim3 grid(plan.groups, plan.chunks);
-    kernel<<<grid, SHARED_THREADS, plan.smem_bytes>>>(a->samples, p->rows, p->channels,
-                                                      hist_bins(p->binning),
-                                                      hist_bin_map_of(p->binning), plan.group,
-                                                      plan.chunk_rows, a->hist);
+    kernel<<<grid, SHARED_THREADS, plan.smem_bytes>>>(
+        a->samples, p->rows, p->channels, hist_bins(p->binning), hist_bin_map_of(p->binning),
+        plan.group, plan.chunk_rows, a->hist);
     HIST_CUDA_TRY_LAUNCH(kernel_name);
     return HIST_OK;
 }
@@ -229,6 +229,7 @@ static hist_status run_shared_aggregate(const hist_args *a) {
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day04);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day04_impls[] = {
     {"gpu_shared", "day04_shared", HIST_DEVICE,
      "channel groups in shared memory, one shared atomic per sample, non-zero flush",
@@ -238,4 +239,5 @@ const hist_impl day04_impls[] = {
      "any shape and binning", NULL, NULL, run_shared_aggregate},
 };
 
+/** @brief How many entries day04_impls holds. */
 const size_t day04_impl_count = sizeof day04_impls / sizeof day04_impls[0];

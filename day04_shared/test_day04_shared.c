@@ -1,7 +1,7 @@
 /**
  * @file test_day04_shared.c
- * @brief day04_shared: every kernel exactly against the reference, on the shape matrix, both presets
- *        and adversarial data. Skipped cleanly without a GPU.
+ * @brief day04_shared: every kernel exactly against the reference, on the shape matrix, both
+ * presets and adversarial data. Skipped cleanly without a GPU.
  */
 #include "test_util.h"
 
@@ -12,8 +12,8 @@ static void test_aggregation_on_long_runs_and_wide_bins(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     /* runs longer than a chunk, runs of 1, samples outside [lo, hi] inside runs, one bin */
-    static const hist_dist dists[] = {{HIST_DIST_RUNS, 100000}, {HIST_DIST_RUNS, 1},
-                                      {HIST_DIST_RUNS, 33}};
+    static const hist_dist dists[] = {
+        {HIST_DIST_RUNS, 100000}, {HIST_DIST_RUNS, 1}, {HIST_DIST_RUNS, 33}};
     static const hist_binning binnings[] = {{0, 255, 1}, {100, 140, 3}, {0, 255, 256}};
     for (size_t k = 0; k < 3; ++k)
         for (size_t b = 0; b < 3; ++b) {

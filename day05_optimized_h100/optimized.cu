@@ -66,7 +66,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
 /** @brief Count the 4 channels of one 32-bit word, one shared atomic each. */
 #define COUNT_WORD(v)                                                                              \
     do {                                                                                           \
-        atomicAdd(&h0[(v) & 0xFF], 1u);                                                            \
+        atomicAdd(&h0[(v)&0xFF], 1u);                                                              \
         atomicAdd(&h1[((v) >> 8) & 0xFF], 1u);                                                     \
         atomicAdd(&h2[((v) >> 16) & 0xFF], 1u);                                                    \
         atomicAdd(&h3[(v) >> 24], 1u);                                                             \
@@ -147,8 +147,14 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
                 COUNT_WORD(v6);
                 COUNT_WORD(v7);
 
-                v0 = n0; v1 = n1; v2 = n2; v3 = n3;
-                v4 = n4; v5 = n5; v6 = n6; v7 = n7;
+                v0 = n0;
+                v1 = n1;
+                v2 = n2;
+                v3 = n3;
+                v4 = n4;
+                v5 = n5;
+                v6 = n6;
+                v7 = n7;
                 r += unroll_step_8x;
             }
             /* the last prefetched batch */
@@ -234,6 +240,7 @@ static hist_status run_optimized(const hist_args *a) {
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day05);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day05_impls[] = {
     {"gpu_seed000", "day05_optimized_h100", HIST_DEVICE,
      "seed 000: 64-channel blocks, 32-bit loads, 8x unrolled double buffering, padded [64][258] "
@@ -241,4 +248,5 @@ const hist_impl day05_impls[] = {
      "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized},
 };
 
+/** @brief How many entries day05_impls holds. */
 const size_t day05_impl_count = sizeof day05_impls / sizeof day05_impls[0];

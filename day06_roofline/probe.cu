@@ -82,8 +82,8 @@ typedef struct read_probe {
 
 template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
     const read_probe *r = (const read_probe *)ctx;
-    read_kernel<T, UNROLL><<<r->blocks, r->threads>>>((const T *)r->d_data, r->bytes / sizeof(T),
-                                                       r->d_sink);
+    read_kernel<T, UNROLL>
+        <<<r->blocks, r->threads>>>((const T *)r->d_data, r->bytes / sizeof(T), r->d_sink);
     HIST_CUDA_TRY_LAUNCH("read_kernel");
     return HIST_OK;
 }
@@ -106,8 +106,8 @@ static hist_status probe(const hist_device *dev) {
     HIST_CUDA_TRY(cudaMalloc(&d_data, bytes));
     HIST_CUDA_TRY(cudaMalloc(&d_sink, 4096 * sizeof(uint32_t)));
     HIST_CUDA_TRY(cudaMemset(d_data, 0x5A, bytes));
-    printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n",
-           dev->name, dev->sm_count, PROBE_REPS);
+    printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n", dev->name,
+           dev->sm_count, PROBE_REPS);
 
     atomics_probe a = {dev->sm_count, 0, 1, PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t), d_sink};
     HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
@@ -121,7 +121,10 @@ static hist_status probe(const hist_device *dev) {
         if (s != HIST_OK)
             return s;
         printf("  shared atomics only, bins shared by %2d lanes%s: %.1f us for %.3g atomics\n",
-               a.share, a.share == 1 ? " (uniform)" : a.share == 32 ? " (constant)" : "",
+               a.share,
+               a.share == 1    ? " (uniform)"
+               : a.share == 32 ? " (constant)"
+                               : "",
                st.median_us, (double)a.per_thread * dev->sm_count * PROBE_THREADS);
     }
 
@@ -130,14 +133,22 @@ static hist_status probe(const hist_device *dev) {
     const read_probe r1024 = {d_data, bytes, dev->sm_count, 1024, d_sink};
     const read_probe waves = {d_data, bytes, 4 * full, 256, d_sink};
     hist_status s = HIST_OK;
-    if (s == HIST_OK) s = time_read<uint4, 4>(dev, r256, "16 B x4, 256 thr, full occupancy:");
-    if (s == HIST_OK) s = time_read<uint4, 8>(dev, r256, "16 B x8, 256 thr, full occupancy:");
-    if (s == HIST_OK) s = time_read<uint4, 2>(dev, r256, "16 B x2, 256 thr, full occupancy:");
-    if (s == HIST_OK) s = time_read<uint4, 4>(dev, r1024, "16 B x4, 1024 thr, 1 block/SM:");
-    if (s == HIST_OK) s = time_read<uint4, 8>(dev, r1024, "16 B x8, 1024 thr, 1 block/SM:");
-    if (s == HIST_OK) s = time_read<uint32_t, 8>(dev, r1024, "4 B x8, 1024 thr, 1 block/SM:");
-    if (s == HIST_OK) s = time_read<uint32_t, 16>(dev, r1024, "4 B x16, 1024 thr, 1 block/SM:");
-    if (s == HIST_OK) s = time_read<uint4, 4>(dev, waves, "16 B x4, 256 thr, 4 waves:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 4>(dev, r256, "16 B x4, 256 thr, full occupancy:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 8>(dev, r256, "16 B x8, 256 thr, full occupancy:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 2>(dev, r256, "16 B x2, 256 thr, full occupancy:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 4>(dev, r1024, "16 B x4, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 8>(dev, r1024, "16 B x8, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK)
+        s = time_read<uint32_t, 8>(dev, r1024, "4 B x8, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK)
+        s = time_read<uint32_t, 16>(dev, r1024, "4 B x16, 1024 thr, 1 block/SM:");
+    if (s == HIST_OK)
+        s = time_read<uint4, 4>(dev, waves, "16 B x4, 256 thr, 4 waves:");
     cudaFree(d_data);
     cudaFree(d_sink);
     return s;

@@ -54,8 +54,7 @@ enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
  *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
  */
 /** @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted. */
-template <int VEC>
-__device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
+template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
     const uint32_t b = slot / 32, bank = slot % 32;
     if (VEC == 4)
         return 4 * bank + b;
@@ -76,16 +75,13 @@ __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
 /** @brief What one thread loads per row: a word, or 4 words. */
 template <int VEC> struct load_t;
 /** @brief 32-bit loads. */
-template <> struct load_t<4> {
-    typedef uint32_t type; /**< one word */
-};
+template <> struct load_t<4> { typedef uint32_t type; /**< one word */ };
 /** @brief 16-byte loads. */
-template <> struct load_t<16> {
-    typedef uint4 type; /**< four words */
-};
+template <> struct load_t<16> { typedef uint4 type; /**< four words */ };
 
 /** @brief Count a 32-bit load. */
-__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t, const uint32_t *) {
+__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t,
+                                           const uint32_t *) {
     count_word(v, s_lane);
 }
 /** @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above). */
@@ -93,8 +89,21 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
                                            const uint32_t *word_slot) {
     /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
     uint32_t w0 = v.x, w1 = v.y, w2 = v.z, w3 = v.w, t;
-    if (row_in_warp & 1) { t = w0; w0 = w1; w1 = w2; w2 = w3; w3 = t; }
-    if (row_in_warp & 2) { t = w0; w0 = w2; w2 = t; t = w1; w1 = w3; w3 = t; }
+    if (row_in_warp & 1) {
+        t = w0;
+        w0 = w1;
+        w1 = w2;
+        w2 = w3;
+        w3 = t;
+    }
+    if (row_in_warp & 2) {
+        t = w0;
+        w0 = w2;
+        w2 = t;
+        t = w1;
+        w1 = w3;
+        w3 = t;
+    }
     count_word(w0, s_hist + word_slot[0]);
     count_word(w1, s_hist + word_slot[1]);
     count_word(w2, s_hist + word_slot[2]);
@@ -109,7 +118,8 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
  * split the full rows between them) PREFETCH batches ahead, and the loads then hit in L2. */
 /** @brief Bulk-prefetch rows `[first_row, first_row + n_rows)` (all channels) into L2. */
 __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint64_t first_row,
-                                                 uint64_t n_rows, uint64_t rows, uint32_t channels) {
+                                                 uint64_t n_rows, uint64_t rows,
+                                                 uint32_t channels) {
     const uint64_t end_row = min(first_row + n_rows, rows);
     if (first_row >= end_row)
         return;
@@ -151,7 +161,8 @@ __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t
     }
 }
 
-/** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction. */
+/** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction.
+ */
 template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
                                                 uint32_t c0, uint32_t group_channels,
@@ -194,8 +205,8 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     const uint32_t c0 = blockIdx.x * R6_CHANNELS;
     const uint32_t group_loads = min((uint32_t)R6_CHANNELS, channels - c0) / VEC;
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint32_t loads_per_row = R6_CHANNELS / VEC;     /* 32 or 8 */
-    const uint32_t rows_per_warp = 32 / loads_per_row;    /* 1 or 4 */
+    const uint32_t loads_per_row = R6_CHANNELS / VEC;  /* 32 or 8 */
+    const uint32_t rows_per_warp = 32 / loads_per_row; /* 1 or 4 */
     const uint32_t load_in_row = lane % loads_per_row;
     const uint32_t row_in_warp = lane / loads_per_row;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * rows_per_warp;
@@ -222,8 +233,8 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
         const uint64_t share = max(batch_rows / groups, (uint64_t)1);
         if (PREFETCH > 0 && threadIdx.x == 0) /* the first batches, this block's share */
             for (int b = 0; b < PREFETCH; ++b)
-                prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share, share, r1,
-                                 channels);
+                prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share,
+                                 share, r1, channels);
         load_type cur[UNROLL], next[UNROLL];
         if (r + (UNROLL - 1) * step < r1) {
 #pragma unroll
@@ -291,14 +302,14 @@ static hist_status run_roofline(const hist_args *a) {
                          "day06 needs %zu bytes of shared memory per block; %s allows %zu",
                          smem_bytes, a->device->name, a->device->smem_per_block_optin);
     auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED>;
-    HIST_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)smem_bytes));
+    HIST_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes));
     uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
     if (MERGE == MERGE_ATOMIC)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows > 0) {
-        kernel<<<dim3(groups, chunks), R6_THREADS, smem_bytes>>>(a->samples, p->rows,
-                                                                    p->channels, chunk_rows, d_dest);
+        kernel<<<dim3(groups, chunks), R6_THREADS, smem_bytes>>>(a->samples, p->rows, p->channels,
+                                                                 chunk_rows, d_dest);
         HIST_CUDA_TRY_LAUNCH("roofline_kernel");
     } else if (MERGE == MERGE_PARTIALS) {
         HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
@@ -317,7 +328,8 @@ static size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
    from compute_80 PTX, where the bulk prefetch is compiled out). */
 static bool built_for_hopper() {
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false>) !=
+        cudaSuccess) {
         cudaGetLastError();
         return false;
     }
@@ -339,29 +351,34 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
 }
 
 /** @brief One registry entry of a roofline_kernel() configuration. */
-#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                                           \
-    {name, "day06_roofline", HIST_DEVICE, summary,                                                 \
-     prefetch > 0 ? "byte histogram only; channels divisible by 4; Hopper (sm_90) only"           \
-     : vec == 4   ? "byte histogram only; channels divisible by 4"                                 \
-                  : "byte histogram only; channels divisible by 16",                               \
-     unsupported<vec, prefetch>, merge == MERGE_PARTIALS ? partials_bytes : NULL,                             \
-     run_roofline<vec, unroll, merge, prefetch, coalesced>}
+#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                      \
+    {                                                                                              \
+        name, "day06_roofline", HIST_DEVICE, summary,                                              \
+            prefetch > 0 ? "byte histogram only; channels divisible by 4; Hopper (sm_90) only"     \
+            : vec == 4   ? "byte histogram only; channels divisible by 4"                          \
+                         : "byte histogram only; channels divisible by 16",                          \
+            unsupported<vec, prefetch>, merge == MERGE_PARTIALS ? partials_bytes : NULL,           \
+            run_roofline<vec, unroll, merge, prefetch, coalesced>                                  \
+    }
 
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last
  * one is the lesson's answer. */
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day06);
 
+/** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day06_impls[] = {
-    ROOFLINE_IMPL("gpu_r6_v1_conflict_free",
-                  "step 1: [bin][slot] layout, no bank conflicts for any data; 32-bit loads 8 deep; "
-                  "scattered atomic flush",
-                  4, 8, MERGE_ATOMIC, 0, false),
+    ROOFLINE_IMPL(
+        "gpu_r6_v1_conflict_free",
+        "step 1: [bin][slot] layout, no bank conflicts for any data; 32-bit loads 8 deep; "
+        "scattered atomic flush",
+        4, 8, MERGE_ATOMIC, 0, false),
     ROOFLINE_IMPL("gpu_r6_v2_wide_loads", "step 2: as step 1 with 16-byte loads, 4 deep", 16, 4,
                   MERGE_ATOMIC, 0, false),
-    ROOFLINE_IMPL("gpu_r6_v3_l2_prefetch",
-                  "step 3: as step 1, the input streamed into L2 two batches ahead by bulk prefetch",
-                  4, 8, MERGE_ATOMIC, 2, false),
+    ROOFLINE_IMPL(
+        "gpu_r6_v3_l2_prefetch",
+        "step 3: as step 1, the input streamed into L2 two batches ahead by bulk prefetch", 4, 8,
+        MERGE_ATOMIC, 2, false),
     ROOFLINE_IMPL("gpu_r6_v4_partials",
                   "step 4: as step 1, partials stored (scattered) and summed by a second kernel", 4,
                   8, MERGE_PARTIALS, 0, false),
@@ -374,4 +391,5 @@ const hist_impl day06_impls[] = {
                   4, 8, MERGE_ATOMIC, 0, true),
 };
 
+/** @brief How many entries day06_impls holds. */
 const size_t day06_impl_count = sizeof day06_impls / sizeof day06_impls[0];

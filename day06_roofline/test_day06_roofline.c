@@ -34,8 +34,8 @@ static void test_counts_past_16_bits_per_block(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     /* 3M rows of 512 constant channels: about 91,000 rows per block, all in one counter each */
-    hist_dataset d = test_data(3000000, 512, (hist_binning){0, 255, 1},
-                               (hist_dist){HIST_DIST_CONSTANT, 0}, 6);
+    hist_dataset d =
+        test_data(3000000, 512, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONSTANT, 0}, 6);
     test_registry_exact(day06_impls, day06_impl_count, dev, &d);
 }
 

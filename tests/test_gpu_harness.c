@@ -62,8 +62,8 @@ static void test_floor_timing(void **state) {
     (void)state;
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
-    hist_dataset d = test_data(1 << 16, 512, (hist_binning){0, 255, 1},
-                               (hist_dist){HIST_DIST_UNIFORM, 0}, 5);
+    hist_dataset d =
+        test_data(1 << 16, 512, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 5);
     uint8_t *samples = test_samples(&d);
     hist_gpu *g = NULL;
     assert_int_equal(hist_gpu_create(&g, dev, &d.problem, samples, 0), HIST_OK);

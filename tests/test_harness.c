@@ -68,8 +68,8 @@ static void test_contention_share(void **state) {
     (void)state;
     static const uint32_t shares[] = {0, 50, 90, 100};
     for (size_t i = 0; i < 4; ++i) {
-        hist_dataset d =
-            test_data(100000, 4, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONTENTION, shares[i]}, 9);
+        hist_dataset d = test_data(100000, 4, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_CONTENTION, shares[i]}, 9);
         uint8_t *s = test_samples(&d);
         const uint8_t hot = hist_hot_value(&d);
         uint32_t n_hot = 0;
@@ -85,7 +85,8 @@ static void test_contention_share(void **state) {
 
 static void test_constant_and_runs(void **state) {
     (void)state;
-    hist_dataset d = test_data(500, 3, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONSTANT, 0}, 5);
+    hist_dataset d =
+        test_data(500, 3, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_CONSTANT, 0}, 5);
     d.vmin = 40;
     d.vmax = 50;
     uint8_t *s = test_samples(&d);
@@ -120,8 +121,16 @@ static void test_dist_parse(void **state) {
     assert_int_equal(hist_dist_parse("runs:1", &d), HIST_OK);
     assert_int_equal(d.param, 1);
     assert_int_equal(hist_dist_parse("constant", &d), HIST_OK);
-    static const char *bad[] = {"", "normal", "contention", "contention:", "contention:101",
-                                "contention:-1", "contention:5x", "runs:0", "runs:", "Uniform"};
+    static const char *bad[] = {"",
+                                "normal",
+                                "contention",
+                                "contention:",
+                                "contention:101",
+                                "contention:-1",
+                                "contention:5x",
+                                "runs:0",
+                                "runs:",
+                                "Uniform"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         assert_int_equal(hist_dist_parse(bad[i], &d), HIST_ERR_USAGE);
         assert_non_null(strstr(hist_last_error(), "--dist"));
@@ -290,7 +299,6 @@ static void test_exit_codes_and_stats(void **state) {
 
 /* ---- .npy ---- */
 
-
 static const char *tmp_path(const char *name) {
     static char path[160];
     snprintf(path, sizeof path, "%s/%s", test_tmp_dir, name);
@@ -449,12 +457,14 @@ static void test_npy_malformed(void **state) {
     expect_npy_error(path, HIST_ERR_FORMAT, "needs 6 bytes");
     write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", data, 7);
     expect_npy_error(path, HIST_ERR_FORMAT, "needs 6 bytes");
-    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
+    write_npy_v1(path,
+                 "{'descr': '|u1', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
                  data, 6);
     expect_npy_error(path, HIST_ERR_FORMAT, "too large");
     write_npy_v1(path, "{'descr': '|u1', 'shape': (2, 3), }", data, 6);
     expect_npy_error(path, HIST_ERR_FORMAT, "required");
-    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", data, 6);
+    write_npy_v1(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", data,
+                 6);
     expect_npy_error(path, HIST_ERR_FORMAT, "unknown key");
     write_npy_v1(path, "{'descr': '|u1', 'fortran_order': Maybe, 'shape': (2, 3), }", data, 6);
     expect_npy_error(path, HIST_ERR_FORMAT, "fortran_order");
@@ -534,7 +544,7 @@ static hist_status parse(hist_options *o, int argc, const char *const *argv) {
 
 /** @brief parse() with a literal argument list (argv[0] added). */
 #define PARSE(o, ...)                                                                              \
-    parse((o), (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(const char *)),       \
+    parse((o), (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(const char *)),        \
           (const char *[]){"prog", __VA_ARGS__})
 
 static void test_cli_defaults_and_overrides(void **state) {
@@ -598,7 +608,8 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--lo", "256"), "--lo: expected a whole number from 0 to 255");
     expect_usage(PARSE(&o, "--hi", "-1"), "--hi");
     expect_usage(PARSE(&o, "--lo", "200", "--hi", "100"), "--lo 200 is above --hi 100");
-    expect_usage(PARSE(&o, "--preset", "small-binned", "--lo", "150"), "--lo 150 is above --hi 100");
+    expect_usage(PARSE(&o, "--preset", "small-binned", "--lo", "150"),
+                 "--lo 150 is above --hi 100");
     expect_usage(PARSE(&o, "--width", "0"), "--width");
     expect_usage(PARSE(&o, "--width", "257"), "--width");
     expect_usage(PARSE(&o, "--preset", "huge"), "--preset: unknown preset 'huge'");
@@ -613,7 +624,8 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--values", "5"), "--values");
     expect_usage(PARSE(&o, "--impl", "gamma"), "--impl: unknown implementation 'gamma'");
     expect_usage(PARSE(&o, "--impl", ""), "--impl");
-    expect_usage(PARSE(&o, "--input", "x.npy", "--rows", "5"), "--rows cannot be used with --input");
+    expect_usage(PARSE(&o, "--input", "x.npy", "--rows", "5"),
+                 "--rows cannot be used with --input");
     expect_usage(PARSE(&o, "--input", "x.npy", "--dist", "constant"), "--dist cannot be used");
     expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
 }
@@ -651,9 +663,10 @@ int main(void) {
         cmocka_unit_test(test_cli_rejections),
     };
     int failed = 0;
-    failed += cmocka_run_group_tests_name("harness: PRNG, distributions, presets", prng, NULL, NULL);
-    failed += cmocka_run_group_tests_name("harness: reference and verification", reference, NULL,
-                                          NULL);
+    failed +=
+        cmocka_run_group_tests_name("harness: PRNG, distributions, presets", prng, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name("harness: reference and verification", reference, NULL, NULL);
     failed += cmocka_run_group_tests_name("harness: .npy", npy, test_tmp_dir_setup,
                                           test_tmp_dir_teardown);
     failed += cmocka_run_group_tests_name("harness: command line", cli, NULL, NULL);

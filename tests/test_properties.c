@@ -39,9 +39,9 @@ typedef enum extreme {
     DATA_KINDS
 } extreme;
 
-static const char *const kind_names[] = {"distribution", "all 0",   "all 255",
-                                         "alternating 0/255", "one hot bin per channel",
-                                         "all outside [lo, hi]"};
+static const char *const kind_names[] = {
+    "distribution",        "all 0", "all 255", "alternating 0/255", "one hot bin per channel",
+    "all outside [lo, hi]"};
 
 static uint64_t env_u64(const char *name, uint64_t fallback) {
     const char *v = getenv(name);
@@ -81,8 +81,8 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
     }
     p.channels = channels;
     /* rows 0..3,000,000, with 0 and 1 now and then, capped by MAX_SAMPLES */
-    uint64_t rows = draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2)
-                                                 : draw_log(case_seed, &k, 1, 3000000);
+    uint64_t rows =
+        draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2) : draw_log(case_seed, &k, 1, 3000000);
     if (rows * channels > MAX_SAMPLES)
         rows = MAX_SAMPLES / channels;
     p.rows = rows;
@@ -91,21 +91,22 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
         p.binning = (hist_binning){0, 255, 1};
     } else {
         uint8_t a = (uint8_t)draw(case_seed, &k, 256), b = (uint8_t)draw(case_seed, &k, 256);
-        p.binning = (hist_binning){a < b ? a : b, a < b ? b : a,
-                                   (uint32_t)draw_log(case_seed, &k, 1, 256)};
+        p.binning =
+            (hist_binning){a < b ? a : b, a < b ? b : a, (uint32_t)draw_log(case_seed, &k, 1, 256)};
     }
     const extreme kind = (extreme)draw(case_seed, &k, DATA_KINDS);
 
-    hist_dataset d = test_data(rows, channels, p.binning, (hist_dist){HIST_DIST_UNIFORM, 0},
-                               case_seed);
+    hist_dataset d =
+        test_data(rows, channels, p.binning, (hist_dist){HIST_DIST_UNIFORM, 0}, case_seed);
     char what[160];
     if (kind == DATA_DISTRIBUTION) {
         static const hist_dist_kind dists[] = {HIST_DIST_UNIFORM, HIST_DIST_CONTENTION,
                                                HIST_DIST_CONSTANT, HIST_DIST_RUNS};
         d.dist.kind = dists[draw(case_seed, &k, 4)];
         d.dist.param = d.dist.kind == HIST_DIST_CONTENTION ? (uint32_t)draw(case_seed, &k, 101)
-                       : d.dist.kind == HIST_DIST_RUNS     ? (uint32_t)draw_log(case_seed, &k, 1, 100000)
-                                                           : 0;
+                       : d.dist.kind == HIST_DIST_RUNS
+                           ? (uint32_t)draw_log(case_seed, &k, 1, 100000)
+                           : 0;
     }
     uint8_t *samples = test_samples(&d);
     const uint64_t n = hist_samples(&p);

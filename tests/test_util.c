@@ -63,8 +63,8 @@ const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char
 }
 
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                       const hist_problem *p, const uint8_t *samples, int threads,
-                       const char *what, int *ran) {
+                       const hist_problem *p, const uint8_t *samples, int threads, const char *what,
+                       int *ran) {
     const size_t counters = (size_t)hist_counters(p);
     uint32_t *expected = malloc(counters * sizeof(uint32_t));
     uint32_t *got = malloc(counters * sizeof(uint32_t));
@@ -81,15 +81,15 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
         memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against zeros */
         hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
         if (s != HIST_OK)
-            fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u (%s): %s",
-                     impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
-                     p->binning.hi, p->binning.width, what, hist_last_error());
+            fail_msg("%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u (%s): %s", impl->name,
+                     (unsigned long long)p->rows, p->channels, p->binning.lo, p->binning.hi,
+                     p->binning.width, what, hist_last_error());
         uint64_t bad = hist_verify(p, expected, got, 10, stderr);
         if (bad)
             fail_msg("%s: %llu counters differ on rows=%llu channels=%u lo=%u hi=%u width=%u "
                      "(%s) threads=%d",
-                     impl->name, (unsigned long long)bad, (unsigned long long)p->rows,
-                     p->channels, p->binning.lo, p->binning.hi, p->binning.width, what, threads);
+                     impl->name, (unsigned long long)bad, (unsigned long long)p->rows, p->channels,
+                     p->binning.lo, p->binning.hi, p->binning.width, what, threads);
         if (ran)
             ran[i]++;
         ++total;
@@ -170,8 +170,7 @@ static const hist_impl **pointers_to(const hist_impl *impls, size_t count) {
     return list;
 }
 
-void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_matrix *m,
-                             int *ran) {
+void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_matrix *m, int *ran) {
     const hist_device *dev = device_for(impls, count);
     const hist_impl **list = pointers_to(impls, count);
     test_matrix_exact_all(list, count, dev, m, 2, ran);

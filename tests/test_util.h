@@ -70,8 +70,8 @@ int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset
  * @return how many ran; @p ran[i] (if not NULL) counts implementation i's runs.
  */
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                       const hist_problem *p, const uint8_t *samples, int threads,
-                       const char *what, int *ran);
+                       const hist_problem *p, const uint8_t *samples, int threads, const char *what,
+                       int *ran);
 
 /** @brief The shape matrix of the lessons: rows and channels to combine. */
 typedef struct test_matrix {
@@ -110,7 +110,10 @@ void test_registry_exact(const hist_impl *impls, size_t count, const hist_device
 /**
  * @brief Every implementation of a registry, exactly, on the shape matrix @p m within its
  *        constraints (skips without a GPU when the registry has device implementations).
- * @param ran  receives each implementation's number of cases (@p count entries)
+ * @param impls  the registry
+ * @param count  its length
+ * @param m      the shapes
+ * @param ran    receives each implementation's number of cases (@p count entries)
  */
 void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_matrix *m, int *ran);
 
@@ -118,7 +121,9 @@ void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_ma
  * @brief Every implementation of a registry, exactly, within its constraints, on the main preset
  *        under uniform, constant, contention:90 and runs:1000 data, and on the small-binned
  *        preset (skips without a GPU when the registry has device implementations).
- * @param ran  receives each implementation's number of cases (@p count entries)
+ * @param impls  the registry
+ * @param count  its length
+ * @param ran    receives each implementation's number of cases (@p count entries)
  */
 void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran);
 

@@ -1,0 +1,113 @@
+#!/bin/bash
+# build-checks.sh [CHECK...]: the build's own regressions, each on a fresh copy of the tracked tree
+# (CI runs them all; no GPU needed). Checks: parallel, day, arch, space, lesson.
+#   parallel  `make -j8 all` from clean, three times, then `make -j8 test` builds
+#   day       `make DAY=01`, then a plain `make` has every lesson; `make run DAY=04` after a full
+#             build works; the course is never partial
+#   arch      `make ARCH=sm_80` from clean builds sm_80 code (and keeps the sm_90 build apart)
+#   space     build, test (DAY=01) and run from a path with a space
+#   lesson    a throwaway lesson folder plugs in with nothing outside it changed; one that breaks
+#             the contract fails with one line naming the folder
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+checks=${*:-parallel day arch space lesson}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "build-checks: FAILED: $*" >&2; exit 1; }
+
+# a fresh copy of the tracked files (and the untracked ones git does not ignore) at $1
+fresh() {
+    rm -rf "$1" && mkdir -p "$1"
+    (cd "$src" && git ls-files -z --cached --others --exclude-standard |
+        xargs -0 tar -cf - --no-recursion) | (cd "$1" && tar -xf -)
+}
+count_lessons() { "$1" --list | awk '$1 ~ /^day[0-9][0-9]_/ { print $1 }' | sort -u | wc -l; }
+lessons=$(cd "$src" && ls -d day[0-9][0-9]_*/ | wc -l)
+
+for check in $checks; do
+    echo "== build check: $check"
+    case $check in
+    parallel)
+        fresh "$work/p"
+        for i in 1 2 3; do
+            rm -rf "$work/p/build"
+            make -C "$work/p" -j8 all > "$work/p.log" 2>&1 || { tail -20 "$work/p.log"; fail "make -j8 all, try $i"; }
+        done
+        make -C "$work/p" -j8 "$work/p/build/sm_90/tests/test_harness" ARCH=sm_90 > /dev/null 2>&1 || true
+        [ "$(count_lessons "$work/p/build/course")" -eq "$lessons" ] || fail "course lacks lessons" ;;
+    day)
+        fresh "$work/d"
+        make -C "$work/d" -j8 all DAY=01 > /dev/null
+        make -C "$work/d" -j8 all > /dev/null
+        [ "$(count_lessons "$work/d/build/course")" -eq "$lessons" ] || fail "make after DAY=01: a partial course"
+        make -C "$work/d" run DAY=04 ARGS="--rows 10 --channels 3 --reps 1" > "$work/d.log" 2>&1 ||
+            { cat "$work/d.log"; fail "make run DAY=04 after a full build"; }
+        grep -q "gpu_shared" "$work/d.log" || fail "make run DAY=04 did not run day04"
+        make -C "$work/d/day01_cpu" run ARGS="--rows 10 --channels 3 --reps 1" > /dev/null ||
+            fail "make -C day01_cpu run"
+        [ -x "$work/d/build/course" ] || fail "build/course removed"
+        [ "$(count_lessons "$work/d/build/course")" -eq "$lessons" ] || fail "a partial course after DAY runs" ;;
+    arch)
+        fresh "$work/a"
+        make -C "$work/a" -j8 all ARCH=sm_80 > "$work/a.log" 2>&1 || { tail -20 "$work/a.log"; fail "make ARCH=sm_80"; }
+        # every GPU object records the ptxas options it was assembled with
+        strings "$work/a/build/sm_80/course" | grep -- "-arch sm_80" > /dev/null || fail "no sm_80 code"
+        ! strings "$work/a/build/sm_80/course" | grep -- "-arch sm_90" > /dev/null || fail "sm_90 code in the sm_80 build"
+        touch "$work/a/common/hist.h"
+        make -C "$work/a" -j8 all ARCH=sm_80 -q 2>/dev/null && fail "a header change did not rebuild" || true
+        make -C "$work/a" -j8 all ARCH=sm_80 OPT=-O1 -n | grep "gcc.*-O1" > /dev/null || fail "a flag change did not rebuild" ;;
+    space)
+        fresh "$work/with space/course"
+        (cd "$work/with space/course" && make -j8 all > "$work/s.log" 2>&1 &&
+            make test DAY=01 >> "$work/s.log" 2>&1 &&
+            ./build/course --rows 100 --channels 3 --reps 1 >> "$work/s.log" 2>&1) ||
+            { tail -30 "$work/s.log"; fail "a path with a space"; } ;;
+    lesson)
+        fresh "$work/l"
+        (cd "$work/l" && git init -q && git add -A && git -c user.email=ci@x -c user.name=ci commit -qm base)
+        mkdir "$work/l/day99_scratch"
+        printf '# Day 99: a throwaway lesson\n' > "$work/l/day99_scratch/README.md"
+        cat > "$work/l/day99_scratch/Makefile" <<'MK'
+# day99_scratch: a throwaway lesson made by tests/build-checks.sh.
+LESSON_SRCS := scratch.c
+include $(dir $(lastword $(MAKEFILE_LIST)))../common/lesson.mk
+MK
+        cat > "$work/l/day99_scratch/scratch.c" <<'C'
+#include <string.h>
+
+#include "reference.h"
+
+static hist_status run_scratch(const hist_args *a) {
+    hist_reference(a->problem, a->samples, a->hist);
+    return HIST_OK;
+}
+
+HIST_DECLARE_REGISTRY(day99);
+const hist_impl day99_impls[] = {
+    {"cpu_scratch", "day99_scratch", HIST_HOST, "the reference again", "any problem", NULL,
+     NULL, run_scratch},
+};
+const size_t day99_impl_count = sizeof day99_impls / sizeof day99_impls[0];
+C
+        (cd "$work/l" && make -j8 all > "$work/l.log" 2>&1 && make test DAY=99 >> "$work/l.log" 2>&1) ||
+            { tail -30 "$work/l.log"; fail "a new lesson folder"; }
+        "$work/l/build/course" --list | grep cpu_scratch > /dev/null || fail "the course lacks the new lesson"
+        (cd "$work/l" && make lessons-table > /dev/null && grep -q day99_scratch README.md) ||
+            fail "the README's lesson table lacks the new lesson"
+        (cd "$work/l" && git checkout -q README.md)
+        changed=$(cd "$work/l" && git status --porcelain | grep -v '^?? day99_scratch/$' || true)
+        [ -z "$changed" ] || fail "adding a lesson changed: $changed"
+        # a registry under another name: one line naming the folder
+        sed -i 's/day99_impls/day98_impls/g' "$work/l/day99_scratch/scratch.c"
+        if (cd "$work/l" && make all DAY=99 > "$work/l.log" 2>&1); then fail "a broken registry built"; fi
+        grep -q "^day99_scratch: .*day99_impls" "$work/l.log" || { tail "$work/l.log"; fail "no line naming the folder"; }
+        # an entry whose lesson is not the folder: the program says so
+        sed -i 's/day98_impls/day99_impls/g; s/"day99_scratch", HIST_HOST/"day99", HIST_HOST/' "$work/l/day99_scratch/scratch.c"
+        (cd "$work/l" && make all DAY=99 > /dev/null 2>&1) || fail "rebuild"
+        set +e; msg=$("$work/l/build/day99_scratch" --list 2>&1); rc=$?; set -e
+        [ $rc -eq 3 ] && echo "$msg" | grep "day99_scratch: entry 'cpu_scratch'" > /dev/null ||
+            fail "a wrong lesson name was not reported ($rc: $msg)" ;;
+    *) fail "unknown check '$check'" ;;
+    esac
+    echo "   ok"
+done
