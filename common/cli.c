@@ -84,7 +84,8 @@ void hist_print_usage(FILE *f, const char *program) {
             "  --reps N          timed repetitions, 1..100000 (default 10; median and min)\n"
             "  --warmup N        untimed repetitions first, 0..1000 (default 1)\n"
             "  --threads N       threads for CPU implementations, 1..1024 (default: all cores)\n"
-            "  --output FILE     write the first implementation's result as uint32 .npy\n"
+            "  --output FILE     write the result of the first implementation named with --impl\n"
+            "                    (without --impl: the first of the list) as uint32 .npy\n"
             "                    [channels, bins] (written to a temporary file, then renamed)\n"
             "  --csv FILE        also write the results table as CSV\n"
             "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv\n"
@@ -92,7 +93,9 @@ void hist_print_usage(FILE *f, const char *program) {
             "  --help            this text\n"
             "\n"
             "exit status: 0 every result exact, 1 a result differs from the reference,\n"
-            "2 invalid option or value, 3 runtime failure (CUDA, memory, files).\n",
+            "2 invalid option or value, 3 runtime failure (CUDA, memory, files), 4 an\n"
+            "implementation named with --impl could not run (no GPU, outside its constraints;\n"
+            "then no --output is written).\n",
             program, (unsigned long long)HIST_MAX_ROWS, HIST_MAX_CHANNELS);
 }
 
@@ -135,8 +138,10 @@ static hist_status parse_values(const char *text, uint8_t *vmin, uint8_t *vmax) 
 
 static hist_status check_impl_names(const char *list, const hist_impl *impls, size_t count) {
     char buf[512];
-    if (strlen(list) == 0 || strlen(list) >= sizeof buf)
-        return hist_fail(HIST_ERR_USAGE, "--impl: expected a comma-separated list of names");
+    if (strlen(list) == 0 || strlen(list) >= sizeof buf || list[0] == ',' ||
+        list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+        return hist_fail(HIST_ERR_USAGE,
+                         "--impl: expected a comma-separated list of names, got '%s'", list);
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
@@ -190,10 +195,6 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.threads = cores > 0 ? (int)cores : 1;
     o.list = seen[OPT_LIST];
     o.help = seen[OPT_HELP];
-    if (o.help || o.list) {
-        *out = o;
-        return HIST_OK;
-    }
     if (hist_preset(o.preset, &o.data) != HIST_OK)
         return HIST_ERR_USAGE;
 

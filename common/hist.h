@@ -33,7 +33,8 @@ typedef enum hist_status {
     HIST_ERR_CUDA,        /**< a CUDA call failed (exit status 3) */
     HIST_ERR_NO_DEVICE,   /**< no usable CUDA device or driver */
     HIST_ERR_UNSUPPORTED, /**< an implementation cannot handle this problem */
-    HIST_ERR_MISMATCH     /**< a result differs from the reference (exit status 1) */
+    HIST_ERR_MISMATCH,    /**< a result differs from the reference (exit status 1) */
+    HIST_ERR_NOT_RUN      /**< an implementation named with --impl could not run (exit status 4) */
 } hist_status;
 
 /** @brief Value-range binning: samples in `[lo, hi]` go to bin `(v - lo) / width`. */
@@ -180,7 +181,8 @@ hist_status hist_fail(hist_status status, const char *fmt, ...)
 #endif
     ;
 
-/** @brief The exit status for a status code: 0, 1 (mismatch), 2 (usage) or 3 (runtime). */
+/** @brief The exit status for a status code: 0, 1 (mismatch), 2 (usage), 3 (runtime) or 4 (an
+ *         implementation named with --impl could not run). */
 int hist_exit_code(hist_status status);
 
 #ifdef __cplusplus

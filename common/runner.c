@@ -28,6 +28,15 @@ static int is_selected(const hist_options *o, const hist_impl *impl) {
     return 0;
 }
 
+/* The implementation whose result --output holds: the first name of --impl, or the first of the
+   list without --impl. */
+static int is_output_impl(const hist_options *o, const hist_impl *impl, const hist_impl *first) {
+    if (!o->impl)
+        return impl == first;
+    const size_t n = strlen(impl->name);
+    return strncmp(o->impl, impl->name, n) == 0 && (o->impl[n] == ',' || o->impl[n] == '\0');
+}
+
 static size_t workspace_of(const hist_impl *impl, const hist_problem *p, const hist_device *dev) {
     return impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
 }
@@ -193,12 +202,12 @@ static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
 
 /** @brief Everything one run allocates, freed together. */
 typedef struct run_state {
-    uint8_t *samples;       /**< the input */
-    uint32_t *expected;     /**< the reference's histogram */
-    uint32_t *got;          /**< the latest implementation's histogram */
-    uint32_t *first_result; /**< the first implementation's histogram (for --output) */
-    hist_result *results;   /**< one per selected implementation */
-    hist_gpu *gpu;          /**< the GPU session, if any */
+    uint8_t *samples;     /**< the input */
+    uint32_t *expected;   /**< the reference's histogram */
+    uint32_t *got;        /**< the latest implementation's histogram */
+    uint32_t *output;     /**< the --output implementation's histogram, once it ran */
+    hist_result *results; /**< one per selected implementation */
+    hist_gpu *gpu;        /**< the GPU session, if any */
 } run_state;
 
 static void free_state(run_state *st) {
@@ -206,7 +215,7 @@ static void free_state(run_state *st) {
     free(st->samples);
     free(st->expected);
     free(st->got);
-    free(st->first_result);
+    free(st->output);
     free(st->results);
 }
 
@@ -307,6 +316,12 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
 
     size_t n = 0;
     double reference_us = 0.0;
+    const hist_impl *not_run =
+        NULL; /* the first implementation named with --impl that was skipped */
+    const hist_impl *first = NULL;
+    for (size_t i = 0; i < count && !first; ++i)
+        if (is_selected(o, &impls[i]))
+            first = &impls[i];
     for (size_t i = 0; i < count && s == HIST_OK; ++i) {
         const hist_impl *impl = &impls[i];
         if (!is_selected(o, impl))
@@ -319,6 +334,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             why = no_gpu;
         if (why) {
             snprintf(r->skip_reason, sizeof r->skip_reason, "%s", why);
+            if (o->impl && !not_run)
+                not_run = impl;
             continue;
         }
         if (impl->where == HIST_HOST) {
@@ -333,13 +350,13 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         r->ran = 1;
         if (strcmp(impl->name, "cpu_reference") == 0)
             reference_us = r->time.median_us;
-        if (!st.first_result) {
-            st.first_result = malloc(hist_bytes);
-            if (!st.first_result) {
+        if (o->output && is_output_impl(o, impl, first)) {
+            st.output = malloc(hist_bytes > 0 ? hist_bytes : 1);
+            if (!st.output) {
                 s = hist_fail(HIST_ERR_NOMEM, "out of memory for the histograms");
                 break;
             }
-            memcpy(st.first_result, st.got, hist_bytes);
+            memcpy(st.output, st.got, hist_bytes);
         }
         r->mismatches = hist_verify(&p, st.expected, st.got, 0, NULL);
         if (r->mismatches) {
@@ -350,9 +367,17 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     }
     if (s == HIST_OK) {
         print_table(stdout, st.results, n, &p, &floor, reference_us);
-        if (o->output)
-            s = hist_npy_write_u32(o->output, st.first_result ? st.first_result : st.expected,
-                                   p.channels, hist_bins(p.binning));
+        if (not_run) {
+            const hist_result *r = st.results;
+            while (r->impl != not_run)
+                ++r;
+            s = hist_fail(HIST_ERR_NOT_RUN, "%s could not run: %s%s", not_run->name, r->skip_reason,
+                          o->output ? " (no --output written)" : "");
+        } else if (o->output && st.output) {
+            s = hist_npy_write_u32(o->output, st.output, p.channels, hist_bins(p.binning));
+        } else if (o->output) {
+            s = hist_fail(HIST_ERR_NOT_RUN, "no implementation ran (no --output written)");
+        }
     }
     char results_path[512] = "";
     if (s == HIST_OK && o->results) {

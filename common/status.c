@@ -29,6 +29,8 @@ int hist_exit_code(hist_status status) {
         return 1;
     case HIST_ERR_USAGE:
         return 2;
+    case HIST_ERR_NOT_RUN:
+        return 4;
     default:
         return 3;
     }

@@ -4,7 +4,9 @@
  *        that exercises its unrolled loop and remainder, channel counts divisible by 4 (partial
  *        64-channel groups included), every distribution; and its constraints.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -45,11 +47,27 @@ static void test_constraints_are_clear(void **state) {
     assert_non_null(strstr(out, "skipped: channels must be divisible by 4"));
 }
 
+/* Named with --impl on a problem it cannot take (or on a machine without a GPU): exit 4, one
+   line saying why, and no --output file. */
+static void test_named_impl_that_cannot_run_fails(void **state) {
+    (void)state;
+    char out[8192], err[1024], path[128];
+    snprintf(path, sizeof path, "%s/out.npy", test_tmp_dir);
+    char *argv[] = {LESSON_BIN, "--impl", "gpu_seed000", "--channels", "6",  "--rows",
+                    "10",       "--reps", "1",           "--output",   path, NULL};
+    assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 4);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_non_null(strstr(err, "gpu_seed000 could not run"));
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 /** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),
         cmocka_unit_test(test_constraints_are_clear),
+        cmocka_unit_test(test_named_impl_that_cannot_run_fails),
     };
-    return cmocka_run_group_tests_name("day05_optimized_h100", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("day05_optimized_h100", tests, test_tmp_dir_setup,
+                                       test_tmp_dir_teardown);
 }

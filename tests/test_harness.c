@@ -288,6 +288,7 @@ static void test_exit_codes_and_stats(void **state) {
     assert_int_equal(hist_exit_code(HIST_ERR_FORMAT), 3);
     assert_int_equal(hist_exit_code(HIST_ERR_CUDA), 3);
     assert_int_equal(hist_exit_code(HIST_ERR_NOMEM), 3);
+    assert_int_equal(hist_exit_code(HIST_ERR_NOT_RUN), 4);
     double odd[] = {5, 1, 3};
     hist_stats s = hist_stats_of(odd, 3);
     assert_true(s.median_us == 3 && s.min_us == 1 && s.reps == 3);
@@ -624,6 +625,12 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--values", "5"), "--values");
     expect_usage(PARSE(&o, "--impl", "gamma"), "--impl: unknown implementation 'gamma'");
     expect_usage(PARSE(&o, "--impl", ""), "--impl");
+    expect_usage(PARSE(&o, "--impl", ","), "--impl");
+    expect_usage(PARSE(&o, "--impl", "alpha,,beta"), "--impl");
+    expect_usage(PARSE(&o, "--impl", "alpha,"), "--impl");
+    /* usage errors whatever else the command line holds */
+    expect_usage(PARSE(&o, "--list", "--rows", "abc"), "--rows");
+    expect_usage(PARSE(&o, "--help", "--rows", "abc"), "--rows");
     expect_usage(PARSE(&o, "--input", "x.npy", "--rows", "5"),
                  "--rows cannot be used with --input");
     expect_usage(PARSE(&o, "--input", "x.npy", "--dist", "constant"), "--dist cannot be used");
