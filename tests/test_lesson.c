@@ -38,8 +38,19 @@ static void report(const char *what, const int *ran) {
     }
 }
 
+/* Skip (or fail with REQUIRE_GPU=1) before allocating when the lesson needs a GPU and has none. */
+static void require_gpu_if_needed(void) {
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
+        if (LESSON_IMPLS[i].where == HIST_DEVICE) {
+            const hist_device *dev;
+            TEST_REQUIRE_GPU(dev);
+            return;
+        }
+}
+
 static void test_shape_matrix(void **state) {
     (void)state;
+    require_gpu_if_needed();
     int *ran = test_counts(LESSON_IMPL_COUNT);
     test_registry_on_matrix(LESSON_IMPLS, LESSON_IMPL_COUNT, &TEST_MATRIX_DEFAULT, ran);
     report("shape matrix", ran);
@@ -48,6 +59,7 @@ static void test_shape_matrix(void **state) {
 
 static void test_presets_every_distribution(void **state) {
     (void)state;
+    require_gpu_if_needed();
     int *ran = test_counts(LESSON_IMPL_COUNT);
     test_registry_on_presets(LESSON_IMPLS, LESSON_IMPL_COUNT, ran);
     report("presets", ran);
