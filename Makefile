@@ -86,12 +86,7 @@ const size_t course_lesson_count = $(words $(ALL_LESSONS));
 endef
 # rewritten at parse time, and only when the set of lessons changed
 REGISTRY_C := $(BUILD)/registry.c
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-ifneq ($(file < $(REGISTRY_C)),$(registry_text))
-$(shell mkdir -p $(BUILD))
-$(file > $(REGISTRY_C),$(registry_text))
-endif
-endif
+$(eval $(call write_if_changed,$(REGISTRY_C),registry_text))
 
 $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@

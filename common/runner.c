@@ -410,9 +410,14 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     return s;
 }
 
-int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
+/* The program's name for messages: argv[0] without its folder. */
+static const char *program_name(char **argv) {
     const char *slash = strrchr(argv[0], '/');
-    const char *program = slash ? slash + 1 : argv[0];
+    return slash ? slash + 1 : argv[0];
+}
+
+int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
+    const char *program = program_name(argv);
     hist_options o;
     hist_status s = hist_parse_args(argc, argv, impls, count, &o);
     if (s != HIST_OK) {
@@ -466,8 +471,7 @@ hist_status hist_check_lessons(const hist_lesson *lessons, size_t n) {
 }
 
 int hist_lessons_main(int argc, char **argv, const hist_lesson *lessons, size_t n) {
-    const char *slash = strrchr(argv[0], '/');
-    const char *program = slash ? slash + 1 : argv[0];
+    const char *program = program_name(argv);
     if (hist_check_lessons(lessons, n) != HIST_OK) {
         fprintf(stderr, "%s: broken lesson registry: %s\n", program, hist_last_error());
         return 3;
