@@ -86,7 +86,12 @@ const size_t course_lesson_count = $(words $(ALL_LESSONS));
 endef
 # rewritten at parse time, and only when the set of lessons changed
 REGISTRY_C := $(BUILD)/registry.c
-$(eval $(call write_if_changed,$(REGISTRY_C),registry_text))
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifneq ($(file < $(REGISTRY_C)),$(registry_text))
+$(shell mkdir -p $(BUILD))
+$(file > $(REGISTRY_C),$(registry_text))
+endif
+endif
 
 $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -53,23 +53,16 @@ CMOCKA_CFLAGS :=
 CMOCKA_LIBS := -lcmocka
 endif
 
-# $(eval $(call write_if_changed,FILE,VARIABLE)): write the value of VARIABLE to FILE at parse time,
-# before any job starts, and only when it differs from what FILE holds (so its date moves only
-# then). Generated inputs of the build (the flags stamp, the registry) are made this way.
-define write_if_changed
-ifeq ($$(filter clean help,$$(MAKECMDGOALS)),)
-ifneq ($$(file < $(1)),$$($(2)))
-$$(shell mkdir -p $$(dir $(1)))
-$$(file > $(1),$$($(2)))
-endif
-endif
-endef
-
-# ---- the flags stamp: every object depends on it ----
+# ---- the flags stamp: rewritten (at parse time, before any job starts) only when they change ----
 
 FLAGS_STAMP := $(BUILD)/flags.txt
 FLAGS_TEXT := $(CC) $(CFLAGS) | $(NVCC) $(NVCCFLAGS) | $(LDFLAGS) $(LDLIBS) | $(CMOCKA_CFLAGS)
-$(eval $(call write_if_changed,$(FLAGS_STAMP),FLAGS_TEXT))
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file > $(FLAGS_STAMP),$(FLAGS_TEXT))
+endif
+endif
 
 # ---- how every object is made: build/CONFIG/path/name.o from path/name.c or .cu ----
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # build-checks.sh [CHECK...]: the build's own regressions, each on a fresh copy of the tracked tree
 # (CI runs them all; no GPU needed). Checks: parallel, day, arch, space, lesson.
-#   parallel  `make -j8 all` from clean, three times; the course has every lesson
+#   parallel  `make -j8 all` from clean, three times; the course has every lesson; a second
+#             `make` (all, run, test) compiles and links nothing
 #   day       `make DAY=01`, then a plain `make` has every lesson; `make run DAY=04` after a full
 #             build works; the course is never partial
 #   arch      `make ARCH=sm_80` from clean builds sm_80 code (and keeps the sm_90 build apart)
@@ -33,7 +34,11 @@ for check in $checks; do
             rm -rf "$work/p/build"
             make -C "$work/p" -j8 all > "$work/p.log" 2>&1 || { tail -20 "$work/p.log"; fail "make -j8 all, try $i"; }
         done
-        [ "$(count_lessons "$work/p/build/course")" -eq "$lessons" ] || fail "course lacks lessons" ;;
+        [ "$(count_lessons "$work/p/build/course")" -eq "$lessons" ] || fail "course lacks lessons"
+        for goal in all run; do
+            redo=$(make -C "$work/p" -n "$goal" | grep -E '^(gcc|nvcc|ar) ' || true)
+            [ -z "$redo" ] || fail "an up-to-date build remade files for make $goal: $redo"
+        done ;;
     day)
         fresh "$work/d"
         make -C "$work/d" -j8 all DAY=01 > /dev/null
