@@ -193,7 +193,7 @@ fuzz:
 	@common/ensure-deps.sh fuzzer
 	@mkdir -p build/fuzz-corpus
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon tests/fuzz_npy.c \
-	  common/npy.c common/status.c -o build/fuzz_npy
+	  common/npy.c common/outfile.c common/status.c -o build/fuzz_npy
 	./build/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz-corpus tests/fuzz/seeds
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "runner.h"
 
 enum {
@@ -31,6 +32,7 @@ enum {
     OPT_SAVE_INPUT,
     OPT_CSV,
     OPT_RESULTS,
+    OPT_REQUIRE_GPU,
     OPT_LIST,
     OPT_HELP,
     OPT_END
@@ -55,6 +57,7 @@ static const struct option long_options[] = {
     {"save-input", required_argument, NULL, OPT_SAVE_INPUT},
     {"csv", required_argument, NULL, OPT_CSV},
     {"results", required_argument, NULL, OPT_RESULTS},
+    {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
     {"list", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
@@ -88,7 +91,11 @@ void hist_print_usage(FILE *f, const char *program) {
             "                    (without --impl: the first of the list) as uint32 .npy\n"
             "                    [channels, bins] (written to a temporary file, then renamed)\n"
             "  --csv FILE        also write the results table as CSV\n"
+            "                    (every file is written to FILE.tmp.XXXXXX and renamed when the\n"
+            "                    run completes; an existing FILE must be a regular file)\n"
             "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv\n"
+            "  --require-gpu     a GPU implementation that cannot run for want of a GPU is a\n"
+            "                    failure (exit status 4), not a skip\n"
             "  --list            list the implementations and their constraints\n"
             "  --help            this text\n"
             "\n"
@@ -193,6 +200,7 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.warmup = 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.threads = cores > 0 ? (int)cores : 1;
+    o.require_gpu = seen[OPT_REQUIRE_GPU];
     o.list = seen[OPT_LIST];
     o.help = seen[OPT_HELP];
     if (hist_preset(o.preset, &o.data) != HIST_OK)
@@ -273,10 +281,26 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.csv = value[OPT_CSV];
     o.results = value[OPT_RESULTS];
     static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV, OPT_RESULTS};
-    for (size_t i = 0; i < sizeof file_options / sizeof file_options[0]; ++i)
+    const size_t n_files = sizeof file_options / sizeof file_options[0];
+    for (size_t i = 0; i < n_files; ++i)
         if (seen[file_options[i]] && value[file_options[i]][0] == '\0')
             return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",
                              long_options[file_options[i] - OPT_PRESET].name);
+    /* what is written must be a regular file or new, and no file may be named twice (writing
+       an output over the input, or two outputs over each other, would destroy one of them) */
+    for (size_t i = 1; i < n_files - 1; ++i)
+        if (seen[file_options[i]] &&
+            hist_outfile_check(long_options[file_options[i] - OPT_PRESET].name,
+                               value[file_options[i]]) != HIST_OK)
+            return HIST_ERR_USAGE;
+    for (size_t i = 0; i < n_files - 1; ++i)
+        for (size_t j = i + 1; j < n_files - 1; ++j)
+            if (seen[file_options[i]] && seen[file_options[j]] &&
+                hist_same_file(value[file_options[i]], value[file_options[j]]))
+                return hist_fail(HIST_ERR_USAGE, "--%s and --%s name the same file '%s'",
+                                 long_options[file_options[i] - OPT_PRESET].name,
+                                 long_options[file_options[j] - OPT_PRESET].name,
+                                 value[file_options[j]]);
     *out = o;
     return HIST_OK;
 }

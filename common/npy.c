@@ -204,6 +204,9 @@ static hist_status prefix_error(hist_status s, const char *path) {
 hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
                              uint64_t *channels) {
     *samples = NULL;
+    struct stat before;
+    if (stat(path, &before) == 0 && !S_ISREG(before.st_mode)) /* a FIFO would block the open */
+        return hist_fail(HIST_ERR_IO, "'%s' is not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return hist_fail(HIST_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
@@ -261,8 +264,12 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
     else if (h.ndim != 2)
         s = hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]", path,
                       h.ndim);
-    else if (h.shape[1] > 0 && h.shape[0] > UINT64_MAX / h.shape[1])
-        s = hist_fail(HIST_ERR_FORMAT, "'%s': shape is too large", path);
+    else if (h.shape[1] < 1 || h.shape[1] > HIST_MAX_CHANNELS || h.shape[0] > HIST_MAX_ROWS)
+        s = hist_fail(HIST_ERR_FORMAT,
+                      "'%s' has shape (%llu, %llu); accepted: 1..%u channels and at most %llu rows "
+                      "(uint32 counts)",
+                      path, (unsigned long long)h.shape[0], (unsigned long long)h.shape[1],
+                      HIST_MAX_CHANNELS, (unsigned long long)HIST_MAX_ROWS);
     else if (h.shape[0] * h.shape[1] != file_bytes - h.data_offset)
         s = hist_fail(HIST_ERR_FORMAT,
                       "'%s': shape (%llu, %llu) needs %llu bytes of data, the file holds %llu",
@@ -298,7 +305,8 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
 
 /* ---- writing ---- */
 
-static hist_status write_npy(const char *path, const char *descr, const void *data,
+/* Open o beside path and write the whole array into it (closed, not yet renamed). */
+static hist_status stage_npy(hist_outfile *o, const char *path, const char *descr, const void *data,
                              size_t elem_bytes, uint64_t rows, uint64_t cols) {
     /* header padded with spaces so that the data starts on a 64-byte boundary, as numpy does */
     char header[256];
@@ -321,39 +329,36 @@ static hist_status write_npy(const char *path, const char *descr, const void *da
                                 (uint8_t)(header_len & 0xFF),
                                 (uint8_t)(header_len >> 8)};
 
-    size_t path_len = strlen(path);
-    char *tmp = malloc(path_len + 16);
-    if (!tmp)
-        return hist_fail(HIST_ERR_NOMEM, "out of memory writing '%s'", path);
-    snprintf(tmp, path_len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        hist_status s = hist_fail(HIST_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-        free(tmp);
+    hist_status s = hist_outfile_open(o, path);
+    if (s != HIST_OK)
         return s;
-    }
-    FILE *f = fdopen(fd, "wb");
-    int ok = f != NULL;
     const uint64_t data_bytes = rows * cols * elem_bytes;
-    ok = ok && fchmod(fd, 0644) == 0;
-    ok = ok && fwrite(prefix, 1, sizeof prefix, f) == sizeof prefix;
-    ok = ok && fwrite(header, 1, header_len, f) == header_len;
-    ok = ok && (data_bytes == 0 || fwrite(data, 1, data_bytes, f) == data_bytes);
-    ok = ok && fflush(f) == 0 && fsync(fd) == 0;
-    int saved_errno = errno;
-    if (f)
-        ok = (fclose(f) == 0) && ok;
-    else
-        close(fd);
-    if (ok && rename(tmp, path) == 0) {
-        free(tmp);
-        return HIST_OK;
+    int ok = fwrite(prefix, 1, sizeof prefix, o->f) == sizeof prefix;
+    ok = ok && fwrite(header, 1, header_len, o->f) == header_len;
+    ok = ok && (data_bytes == 0 || fwrite(data, 1, data_bytes, o->f) == data_bytes);
+    if (!ok) {
+        const int err = errno;
+        hist_outfile_discard(o);
+        return hist_fail(HIST_ERR_IO, "cannot write '%s': %s", path, strerror(err ? err : EIO));
     }
-    if (ok)
-        saved_errno = errno;
-    unlink(tmp);
-    free(tmp);
-    return hist_fail(HIST_ERR_IO, "cannot write '%s': %s", path, strerror(saved_errno));
+    return hist_outfile_close(o);
+}
+
+static hist_status write_npy(const char *path, const char *descr, const void *data,
+                             size_t elem_bytes, uint64_t rows, uint64_t cols) {
+    hist_outfile o;
+    hist_status s = stage_npy(&o, path, descr, data, elem_bytes, rows, cols);
+    return s == HIST_OK ? hist_outfile_commit(&o) : s;
+}
+
+hist_status hist_npy_stage_u32(hist_outfile *o, const char *path, const uint32_t *data,
+                               uint64_t rows, uint64_t cols) {
+    return stage_npy(o, path, "<u4", data, sizeof(uint32_t), rows, cols);
+}
+
+hist_status hist_npy_stage_u8(hist_outfile *o, const char *path, const uint8_t *data, uint64_t rows,
+                              uint64_t cols) {
+    return stage_npy(o, path, "|u1", data, 1, rows, cols);
 }
 
 hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t rows,

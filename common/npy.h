@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "outfile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,7 +36,10 @@ hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_heade
 /**
  * @brief Read a `[rows, channels]` uint8 C-order array.
  *
- * The file must hold exactly `rows * channels` bytes of data after its header.
+ * The file must be a regular file (a FIFO or device is refused without being opened), its shape
+ * within the harness's limits (1..HIST_MAX_CHANNELS channels, at most HIST_MAX_ROWS rows) and hold
+ * exactly `rows * channels` bytes of data after its header; all of this is checked before any
+ * data are read.
  * @param path      the file
  * @param samples   set to a malloc'd buffer the caller frees (NULL when the array is empty)
  * @param rows      set to the first dimension
@@ -60,6 +64,18 @@ hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t 
  * @return HIST_OK or HIST_ERR_IO with a message.
  */
 hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows, uint64_t cols);
+
+/**
+ * @brief Write a `[rows, cols]` uint32 array into a temporary file beside @p path, closed but not
+ *        yet renamed: hist_outfile_commit() makes it @p path, hist_outfile_discard() drops it.
+ * @return HIST_OK or HIST_ERR_IO with the system's cause (nothing is left behind then).
+ */
+hist_status hist_npy_stage_u32(hist_outfile *o, const char *path, const uint32_t *data,
+                               uint64_t rows, uint64_t cols);
+
+/** @brief hist_npy_stage_u32() for a uint8 array (a saved dataset). */
+hist_status hist_npy_stage_u8(hist_outfile *o, const char *path, const uint8_t *data, uint64_t rows,
+                              uint64_t cols);
 
 #ifdef __cplusplus
 }

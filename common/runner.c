@@ -6,6 +6,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "gpu.h"
 #include "npy.h"
+#include "outfile.h"
 #include "reference.h"
 
 /* ---- running one implementation ---- */
@@ -202,15 +204,19 @@ static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
 
 /** @brief Everything one run allocates, freed together. */
 typedef struct run_state {
-    uint8_t *samples;     /**< the input */
-    uint32_t *expected;   /**< the reference's histogram */
-    uint32_t *got;        /**< the latest implementation's histogram */
-    uint32_t *output;     /**< the --output implementation's histogram, once it ran */
-    hist_result *results; /**< one per selected implementation */
-    hist_gpu *gpu;        /**< the GPU session, if any */
+    uint8_t *samples;      /**< the input */
+    uint32_t *expected;    /**< the reference's histogram */
+    uint32_t *got;         /**< the latest implementation's histogram */
+    uint32_t *output;      /**< the --output implementation's histogram, once it ran */
+    hist_result *results;  /**< one per selected implementation */
+    hist_gpu *gpu;         /**< the GPU session, if any */
+    hist_outfile files[4]; /**< --save-input, --output, --csv, --results: renamed at the end */
+    int n_files;           /**< how many are staged */
 } run_state;
 
 static void free_state(run_state *st) {
+    for (int i = 0; i < st->n_files; ++i)
+        hist_outfile_discard(&st->files[i]); /* a no-op for files already committed */
     hist_gpu_destroy(st->gpu);
     free(st->samples);
     free(st->expected);
@@ -224,13 +230,7 @@ static hist_status load_samples(const hist_options *o, hist_problem *p, run_stat
         uint64_t rows = 0, channels = 0;
         hist_status s = hist_npy_read_u8(o->input, &st->samples, &rows, &channels);
         if (s != HIST_OK)
-            return s;
-        if (channels < 1 || channels > HIST_MAX_CHANNELS || rows > HIST_MAX_ROWS)
-            return hist_fail(HIST_ERR_FORMAT,
-                             "'%s' has shape (%llu, %llu); accepted: 1..%u channels and at most "
-                             "%llu rows (uint32 counts)",
-                             o->input, (unsigned long long)rows, (unsigned long long)channels,
-                             HIST_MAX_CHANNELS, (unsigned long long)HIST_MAX_ROWS);
+            return s; /* the reader refuses shapes outside the limits before reading data */
         p->rows = rows;
         p->channels = (uint32_t)channels;
         return HIST_OK;
@@ -253,7 +253,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     const int progress = isatty(STDERR_FILENO);
     hist_status s = load_samples(o, &p, &st);
     if (s == HIST_OK && o->save_input)
-        s = hist_npy_write_u8(o->save_input, st.samples, p.rows, p.channels);
+        s = hist_npy_stage_u8(&st.files[st.n_files++], o->save_input, st.samples, p.rows,
+                              p.channels);
     const size_t hist_bytes = (size_t)hist_counters(&p) * sizeof(uint32_t);
     if (s == HIST_OK) {
         st.expected = malloc(hist_bytes);
@@ -330,11 +331,12 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         r->impl = impl;
         /* constraints first: they hold or not whatever the machine */
         const char *why = unsupported_reason(impl, &p, device);
-        if (!why && impl->where == HIST_DEVICE && !device)
+        const int for_want_of_gpu = !why && impl->where == HIST_DEVICE && !device;
+        if (for_want_of_gpu)
             why = no_gpu;
         if (why) {
             snprintf(r->skip_reason, sizeof r->skip_reason, "%s", why);
-            if (o->impl && !not_run)
+            if ((o->impl || (o->require_gpu && for_want_of_gpu)) && !not_run)
                 not_run = impl;
             continue;
         }
@@ -374,7 +376,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             s = hist_fail(HIST_ERR_NOT_RUN, "%s could not run: %s%s", not_run->name, r->skip_reason,
                           o->output ? " (no --output written)" : "");
         } else if (o->output && st.output) {
-            s = hist_npy_write_u32(o->output, st.output, p.channels, hist_bins(p.binning));
+            s = hist_npy_stage_u32(&st.files[st.n_files++], o->output, st.output, p.channels,
+                                   hist_bins(p.binning));
         } else if (o->output) {
             s = hist_fail(HIST_ERR_NOT_RUN, "no implementation ran (no --output written)");
         }
@@ -392,20 +395,31 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         snprintf(results_path, sizeof results_path, "%s/%s.csv", o->results, name);
         if (mkdir(o->results, 0755) != 0 && errno != EEXIST)
             s = hist_fail(HIST_ERR_IO, "cannot create '%s': %s", o->results, strerror(errno));
+        const char *others[] = {o->input, o->output, o->save_input, o->csv};
+        for (size_t k = 0; k < 4 && s == HIST_OK; ++k)
+            if (others[k] && hist_same_file(others[k], results_path))
+                s = hist_fail(HIST_ERR_USAGE, "--results: '%s' is also named by another option",
+                              results_path);
+        if (s == HIST_OK)
+            s = hist_outfile_check("results", results_path);
     }
     const char *csv_paths[2] = {o->csv, results_path[0] ? results_path : NULL};
     for (int k = 0; k < 2 && s == HIST_OK; ++k) {
         if (!csv_paths[k])
             continue;
-        FILE *f = fopen(csv_paths[k], "w");
-        if (!f) {
-            s = hist_fail(HIST_ERR_IO, "cannot write '%s': %s", csv_paths[k], strerror(errno));
+        hist_outfile *f = &st.files[st.n_files++];
+        s = hist_outfile_open(f, csv_paths[k]);
+        if (s != HIST_OK)
             break;
-        }
-        write_csv(f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
-        if (fclose(f) != 0)
-            s = hist_fail(HIST_ERR_IO, "cannot write '%s'", csv_paths[k]);
+        write_csv(f->f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
+        s = hist_outfile_close(f);
     }
+    /* the table reached standard output before any file is renamed into place */
+    if (s == HIST_OK && (fflush(stdout) != 0 || ferror(stdout)))
+        s = hist_fail(HIST_ERR_IO, "cannot write the results to standard output: %s",
+                      strerror(errno ? errno : EIO));
+    for (int i = 0; i < st.n_files && s == HIST_OK; ++i)
+        s = hist_outfile_commit(&st.files[i]);
     free_state(&st);
     return s;
 }
@@ -416,8 +430,21 @@ static const char *program_name(char **argv) {
     return slash ? slash + 1 : argv[0];
 }
 
+/* Standard output flushed without error, or a one-line message and exit status 3. */
+static int stdout_status(const char *program) {
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "%s: error: cannot write to standard output: %s\n", program,
+            strerror(errno ? errno : EIO));
+    return 3;
+}
+
 int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
     const char *program = program_name(argv);
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0) { /* closed: a file opened next would take its place */
+        fprintf(stderr, "%s: error: standard output is closed\n", program);
+        return 3;
+    }
     hist_options o;
     hist_status s = hist_parse_args(argc, argv, impls, count, &o);
     if (s != HIST_OK) {
@@ -426,11 +453,11 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
     }
     if (o.help) {
         hist_print_usage(stdout, program);
-        return 0;
+        return stdout_status(program);
     }
     if (o.list) {
         print_registry(stdout, impls, count);
-        return 0;
+        return stdout_status(program);
     }
     int any_mismatch = 0;
     s = run_all(&o, impls, count, &any_mismatch);

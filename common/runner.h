@@ -32,6 +32,8 @@ typedef struct hist_options {
     int reps;               /**< timed repetitions */
     int warmup;             /**< untimed repetitions before them */
     int threads;            /**< worker threads for host implementations */
+    int require_gpu;        /**< `--require-gpu`: a GPU implementation skipped for want of a GPU
+                                 is a failure (exit status 4) */
     int list;               /**< `--list`: print the registry and exit */
     int help;               /**< `--help`: print usage and exit */
 } hist_options;

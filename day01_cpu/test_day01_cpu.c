@@ -4,6 +4,7 @@
  *        behaviour on good and bad command lines (exit status, one-line errors, output files).
  */
 #define _GNU_SOURCE
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,130 @@ static void test_output_never_partial_when_killed(void **state) {
     assert_true(mid_write > 0); /* the test did test what it claims */
 }
 
+/* Send sig to a run writing a 256 MiB output once its temporary file exists; return 1 if the
+   signal landed while the temporary file existed. The destination must be old or complete, and
+   no temporary file may remain. */
+static int signal_mid_write(const char *path, const char *old, int sig) {
+    FILE *f = fopen(path, "wb");
+    fputs(old, f);
+    fclose(f);
+    char pattern[160];
+    snprintf(pattern, sizeof pattern, "%s.tmp.*", path);
+    pid_t pid = start_big_write(path);
+    int landed = 0, status = 0;
+    for (int i = 0; i < 20000 && !landed; ++i) { /* up to 20 s */
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            kill(pid, sig);
+            landed = 1;
+        }
+        globfree(&g);
+        if (!landed && waitpid(pid, &status, WNOHANG) == pid)
+            return 0; /* finished before we saw the file */
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    waitpid(pid, &status, 0);
+    expect_old_or_complete(path, old, 262144);
+    glob_t g;
+    const int left = glob(pattern, 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
+    globfree(&g);
+    if (left)
+        fail_msg("signal %d left %d temporary file(s) beside %s", sig, left, path);
+    /* the signal either ended the run, or came after the rename (the run then exited 0) */
+    assert_true((WIFSIGNALED(status) && WTERMSIG(status) == sig) ||
+                (WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    return landed && WIFSIGNALED(status);
+}
+
+static void test_temporaries_removed_on_signals(void **state) {
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/signalled.npy", test_tmp_dir);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < 3; ++k) {
+        int landed = 0, tries = 0;
+        for (; tries < 10 && !landed; ++tries)
+            landed = signal_mid_write(path, "old", sigs[k]);
+        print_message("signal %d: landed during the write after %d run(s)\n", sigs[k], tries);
+        assert_true(landed); /* the test did test what it claims */
+    }
+}
+
+static void test_files_named_twice_or_not_regular_are_refused(void **state) {
+    (void)state;
+    char a[128], fifo[128], csv[160];
+    snprintf(a, sizeof a, "%s/twice.npy", test_tmp_dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", test_tmp_dir);
+    assert_int_equal(run_lesson("--rows", "10", "--channels", "3", "--save-input", a), 0);
+    struct stat before, after;
+    assert_int_equal(stat(a, &before), 0);
+    char dot_a[160];
+    snprintf(dot_a, sizeof dot_a, "%s/./twice.npy", test_tmp_dir);
+    expect_usage_error("--input", a, "--output", a, "name the same file");
+    expect_usage_error("--input", a, "--csv", dot_a, "name the same file");
+    expect_usage_error("--save-input", a, "--output", dot_a, "name the same file");
+    assert_int_equal(stat(a, &after), 0);
+    assert_true(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
+    /* an existing FIFO or folder is never replaced */
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    expect_usage_error("--rows", "5", "--output", fifo, "not a regular file (a FIFO)");
+    expect_usage_error("--rows", "5", "--csv", test_tmp_dir, "not a regular file (a folder)");
+    assert_int_equal(stat(fifo, &after), 0);
+    assert_true(S_ISFIFO(after.st_mode));
+    /* a FIFO as input is refused without blocking on it */
+    char *argv[] = {"/usr/bin/timeout", "10", LESSON_BIN, "--input", fifo, NULL};
+    assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 3);
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(fifo);
+    /* a failing --csv leaves no --output of that failed run */
+    char out_path[128];
+    snprintf(out_path, sizeof out_path, "%s/not-written.npy", test_tmp_dir);
+    snprintf(csv, sizeof csv, "%s/no-such-folder/x.csv", test_tmp_dir);
+    assert_int_equal(run_lesson("--rows", "10", "--output", out_path, "--csv", csv), 3);
+    assert_non_null(strstr(err, "No such file or directory"));
+    assert_int_equal(access(out_path, F_OK), -1);
+}
+
+static void test_header_beyond_the_limits_is_refused_before_reading(void **state) {
+    (void)state;
+    /* a header that promises 2^32 rows, and a (sparse) file that really holds them */
+    char path[128];
+    snprintf(path, sizeof path, "%s/huge.npy", test_tmp_dir);
+    char head[128];
+    memset(head, ' ', sizeof head);
+    memcpy(head, "\x93NUMPY\x01\x00\x76\x00", 10); /* version 1.0, 118 header bytes */
+    static const char dict[] =
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, 1), }";
+    memcpy(head + 10, dict, strlen(dict));
+    head[127] = '\n';
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_int_equal(truncate(path, 128 + (off_t)4294967296), 0);
+    const double t0 = seconds_now();
+    assert_int_equal(run_lesson("--input", path, "--reps", "1", NULL, NULL), 3);
+    const double took = seconds_now() - t0;
+    unlink(path);
+    assert_non_null(strstr(err, "accepted: 1..262144 channels"));
+    assert_true(took < 2.0);
+}
+
+static void test_stdout_write_errors_fail(void **state) {
+    (void)state;
+    char cmd[512];
+    static const char *redirects[] = {"> /dev/full", ">&-"};
+    static const char *args[] = {"--rows 10 --channels 3 --reps 1", "--list", "--help"};
+    for (size_t r = 0; r < 2; ++r)
+        for (size_t a = 0; a < 3; ++a) {
+            snprintf(cmd, sizeof cmd, "'%s' %s %s 2>/dev/null", LESSON_BIN, args[a], redirects[r]);
+            const int status = system(cmd);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 3)
+                fail_msg("%s: exit %d, wanted 3", cmd, WEXITSTATUS(status));
+        }
+}
+
 static void test_binary_zero_rows_list_help(void **state) {
     (void)state;
     assert_int_equal(run_lesson("--rows", "0", "--channels", "3", "--reps", "1"), 0);
@@ -286,6 +411,10 @@ int main(void) {
         cmocka_unit_test(test_binary_output_matches_reference),
         cmocka_unit_test(test_binary_zero_rows_list_help),
         cmocka_unit_test(test_output_never_partial_when_killed),
+        cmocka_unit_test(test_temporaries_removed_on_signals),
+        cmocka_unit_test(test_files_named_twice_or_not_regular_are_refused),
+        cmocka_unit_test(test_header_beyond_the_limits_is_refused_before_reading),
+        cmocka_unit_test(test_stdout_write_errors_fail),
     };
     int failed = cmocka_run_group_tests_name("day01_cpu: implementations", impls, NULL, NULL);
     failed += cmocka_run_group_tests_name("day01_cpu: the program", binary, test_tmp_dir_setup,

@@ -61,12 +61,29 @@ static void test_named_impl_that_cannot_run_fails(void **state) {
     assert_int_equal(access(path, F_OK), -1);
 }
 
+/* --require-gpu: on a machine without a GPU, a GPU implementation that would be skipped fails the
+   run (exit 4); with a GPU, the run is exact (exit 0). */
+static void test_require_gpu(void **state) {
+    (void)state;
+    char out[8192], err[1024];
+    char *argv[] = {LESSON_BIN, "--require-gpu", "--rows", "10", "--channels",
+                    "8",        "--reps",        "1",      NULL};
+    const int status = test_run_program(argv, out, sizeof out, err, sizeof err);
+    if (test_gpu()) {
+        assert_int_equal(status, 0);
+    } else {
+        assert_int_equal(status, 4);
+        assert_non_null(strstr(err, "could not run: no CUDA device"));
+    }
+}
+
 /** @brief Runs this file's CMocka groups. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),
         cmocka_unit_test(test_constraints_are_clear),
         cmocka_unit_test(test_named_impl_that_cannot_run_fails),
+        cmocka_unit_test(test_require_gpu),
     };
     return cmocka_run_group_tests_name("day05_optimized_h100", tests, test_tmp_dir_setup,
                                        test_tmp_dir_teardown);

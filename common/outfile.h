@@ -1,0 +1,66 @@
+/**
+ * @file outfile.h
+ * @brief Files written whole or not at all: the data go to a temporary file beside the
+ *        destination (`PATH.tmp.XXXXXX`), which is renamed over it only when the whole run has
+ *        succeeded, and removed on failure and on SIGINT, SIGTERM or SIGHUP.
+ *
+ * A SIGKILL can leave a temporary file behind; its name is unique, so it never breaks a later run
+ * (and the destination still holds the old file or the complete new one).
+ */
+#ifndef HIST_OUTFILE_H
+#define HIST_OUTFILE_H
+
+#include <stdio.h>
+
+#include "hist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief One file being written. */
+typedef struct hist_outfile {
+    const char *path; /**< the destination */
+    char *tmp;        /**< the temporary file beside it (malloc'd), or NULL */
+    FILE *f;          /**< open for writing between hist_outfile_open() and hist_outfile_close() */
+} hist_outfile;
+
+/**
+ * @brief Check that @p path may be written: it does not exist, or it is a regular file.
+ * @return HIST_OK, or HIST_ERR_USAGE naming @p option and the kind of file found.
+ */
+hist_status hist_outfile_check(const char *option, const char *path);
+
+/**
+ * @brief Whether two paths name the same file (the same inode, or, for files that do not exist
+ *        yet, the same name in the same folder).
+ */
+int hist_same_file(const char *a, const char *b);
+
+/**
+ * @brief Create the temporary file beside @p path, open for writing, and register it for removal
+ *        on SIGINT, SIGTERM and SIGHUP.
+ * @return HIST_OK, or HIST_ERR_IO with the system's cause.
+ */
+hist_status hist_outfile_open(hist_outfile *o, const char *path);
+
+/**
+ * @brief Flush, sync and close the temporary file (it stays until commit or discard).
+ * @return HIST_OK, or HIST_ERR_IO with the system's cause (the temporary file is then removed).
+ */
+hist_status hist_outfile_close(hist_outfile *o);
+
+/**
+ * @brief Rename the closed temporary file over the destination.
+ * @return HIST_OK, or HIST_ERR_IO with the system's cause (the temporary file is then removed).
+ */
+hist_status hist_outfile_commit(hist_outfile *o);
+
+/** @brief Close and remove the temporary file, if any (safe to call twice). */
+void hist_outfile_discard(hist_outfile *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_OUTFILE_H */
