@@ -96,6 +96,19 @@ endif
 $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# ---- the student's unwritten code: the TODO(student) blocks of the sources (common/student.sh) ----
+# Listed at parse time (rewritten only when they change) into the harness library, so that the
+# runner reports those entries as "not written yet" and the tests fail on them by name.
+TODO_SRCS := $(wildcard $(foreach l,$(ALL_LESSONS),$(l)/*.c $(l)/*.cu $(l)/*.h $(l)/*.cuh)) \
+             common/device.cuh
+TODOS_C := $(BUILD)/todos.c
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(shell common/todos.sh $(TODOS_C) $(TODO_SRCS))
+endif
+$(BUILD)/todos.o: $(TODOS_C) $(FLAGS_STAMP)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(LIBHIST): $(BUILD)/todos.o
+
 LESSON_LIBS := $(foreach l,$(ALL_LESSONS),$($(l)_LIB))
 COURSE_BIN := $(BUILD)/course
 $(COURSE_BIN): $(BUILD)/common/course/course.o $(BUILD)/registry.o $(LESSON_LIBS) $(LIBHIST)
@@ -114,13 +127,25 @@ $(PROPERTY_TEST): $(BUILD)/tests/test_properties.o $(BUILD)/tests/test_util.o $(
                   $(LESSON_LIBS) $(LIBHIST)
 	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
+# The deliberately wrong kernels and the test that the lesson tests catch them (instructor
+# edition only: the student edition has no tests/wrong/).
+WRONG_TEST := $(if $(wildcard tests/wrong/wrong.h),$(BUILD)/tests/test_wrong)
+WRONG_OBJS := $(if $(WRONG_TEST),$(BUILD)/tests/wrong/wrong_host.o $(BUILD)/tests/wrong/wrong_device.o)
+$(BUILD)/tests/wrong/%.o: CFLAGS += -Itests/wrong
+$(BUILD)/tests/wrong/%.o: NVCCFLAGS += -Itests/wrong
+$(BUILD)/tests/test_wrong.o: | cmocka
+$(BUILD)/tests/test_wrong: $(BUILD)/tests/test_wrong.o $(WRONG_OBJS) $(BUILD)/tests/test_util.o \
+                           $(LIBHIST)
+	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+ALL_OBJS += $(WRONG_OBJS) $(BUILD)/tests/test_wrong.o
 ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
             $(patsubst %,$(BUILD)/tests/%.o,test_util test_harness test_gpu_harness test_properties)
 -include $(ALL_OBJS:.o=.d)
 
 # ---- the goals ----
 
-.PHONY: all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
+.PHONY: answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -146,11 +171,20 @@ endif
 
 # REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
-             $(if $(DAY),,$(PROPERTY_TEST))
+             $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
+# Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up).
+GRADES := $(BUILD)/grades
 test: $(TEST_BINS)
-	@status=0; for t in $(TEST_BINS); do \
-	  HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t || status=1; done; \
+	@mkdir -p $(GRADES); status=0; for t in $(TEST_BINS); do \
+	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t || status=1; done; \
 	if [ $$status -ne 0 ]; then echo "make test: some tests FAILED" >&2; fi; exit $$status
+
+# The whole course's grade: make test for every lesson (failures included), then one table of
+# points per lesson from the verdicts (common/grade.sh says how points are given).
+grade: $(foreach l,$(LESSONS),$($(l)_TESTS))
+	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $^; do \
+	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
+	done; common/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 
 # Seed 001's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 sweep: $(COURSE_BIN)
@@ -229,6 +263,19 @@ profile: $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)))
 	    > $(BUILD)/$$l/profile-run.txt; \
 	  awk -f common/profile.awk $(BUILD)/$$l/profile.csv | tee $(BUILD)/$$l/profile.txt; done
 
+# The student edition (common/student.sh): every SOLUTION region of the sources replaced by a
+# TODO block, the answer keys and other instructor-only files left out.
+STUDENT_DIR ?= $(abspath $(CURDIR)/../$(notdir $(CURDIR))-student)
+student:
+	@test -f common/student.sh || { echo "make student: this is the student edition already" >&2; exit 2; }
+	@common/student.sh "$(STUDENT_DIR)"
+
+# Every exercise measured on this machine (instructor edition: docs/answers/exercises.py writes
+# docs/answers/data/, which the lessons' ANSWERS.md quote). EXERCISES=day04 for some only.
+answers:
+	@test -f docs/answers/exercises.py || { echo "make answers: the instructor edition only" >&2; exit 2; }
+	python3 docs/answers/exercises.py $(EXERCISES)
+
 help:
 	@echo "make all      build every lesson and the course runner (build/course, build/dayNN_name)"
 	@echo "make run      every implementation of every lesson in one process, on the main and"
@@ -244,6 +291,9 @@ help:
 	@echo "make profile  Nsight Compute table of one lesson's kernels (DAY=05)"
 	@echo "make ptxas    registers and shared memory of the kernels (DAY=06 for one lesson)"
 	@echo "make format   clang-format every C and CUDA source (format-check: CI's check)"
+	@echo "make student  the student edition in STUDENT_DIR (default: next to this folder)"
+	@echo "make grade    make test for every lesson, then one table of points per lesson"
+	@echo "make answers  measure every exercise (instructor edition; docs/answers/data)"
 	@echo "make clean    remove every build folder"
 	@echo "lessons: $(ALL_LESSONS)$(foreach l,$(ALL_LESSONS),$(if $($(l)_TARGETS),; $(l): $($(l)_TARGETS)))"
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90),"

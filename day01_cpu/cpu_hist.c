@@ -61,6 +61,13 @@ static void *count_rows(void *arg) {
     const size_t copy_size = (size_t)channels * stride;
     memset(w->counts, 0, copies * copy_size * sizeof(uint32_t));
 
+    // SOLUTION count_rows [cpu_private]: count rows [row_begin, row_end) into this worker's
+    //   private copies: channel c of a row adds 1 to copy[c * stride + bin_of[value]] (bin_of
+    //   sends values outside [lo, hi] to the trash bin); row r uses copy r % copies.
+    // stub: (void)bin_of;
+    // stub: (void)channels;
+    // stub: (void)copies;
+    // stub: (void)stride;
     uint32_t copy_index = 0;
     for (uint64_t r = w->row_begin; r < w->row_end; ++r) {
         const uint8_t *row = w->samples + r * channels;
@@ -69,6 +76,7 @@ static void *count_rows(void *arg) {
             copy[(size_t)c * stride + bin_of[row[c]]]++;
         copy_index = copy_index + 1 < copies ? copy_index + 1 : 0; /* the next row, the next copy */
     }
+    // END SOLUTION
     return NULL;
 }
 
@@ -129,6 +137,9 @@ static hist_status run_private(const hist_args *a) {
 
     /* merge: every thread's every copy, bin by bin; the trash bin is dropped */
     if (s == HIST_OK) {
+        // SOLUTION run_private [cpu_private]: merge. hist[c * bins + b] is the sum over every
+        //   worker's every copy (threads * copies of them, copy_size counters apart) of counter
+        //   c * stride + b; the trash bin (b = bins) is dropped.
         for (uint32_t c = 0; c < p->channels; ++c) {
             for (uint32_t b = 0; b < bins; ++b) {
                 uint32_t sum = 0;
@@ -137,6 +148,7 @@ static hist_status run_private(const hist_args *a) {
                 a->hist[(size_t)c * bins + b] = sum;
             }
         }
+        // END SOLUTION
     }
     free(workers);
     free(ids);
@@ -152,10 +164,10 @@ HIST_DECLARE_REGISTRY(day01);
 const hist_impl day01_impls[] = {
     {"cpu_reference", "day01_cpu", HIST_HOST,
      "the reference loop: one increment per sample into the shared table", "any shape and binning",
-     NULL, NULL, run_reference},
+     NULL, NULL, run_reference, 0},
     {"cpu_private", "day01_cpu", HIST_HOST,
      "per-thread private padded sub-histograms, then one merge (--threads)",
-     "any shape and binning", NULL, NULL, run_private},
+     "any shape and binning", NULL, NULL, run_private, 0.5},
 };
 
 /** @brief Number of entries in day01_impls. */

@@ -24,6 +24,10 @@
 __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                              uint32_t channels, uint32_t bins, hist_bin_map map,
                              uint32_t *__restrict__ d_hist) {
+    // SOLUTION naive_kernel [gpu_naive]: thread i (of the whole grid) counts sample i, if there
+    //   is one: its channel is i % channels, its bin hist_bin_of(value, map) (negative: not
+    //   counted), and one atomicAdd adds 1 to d_hist[channel * bins + bin].
+    // stub: (void)d_samples, (void)n_samples, (void)channels, (void)bins, (void)map, (void)d_hist;
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_samples)
         return;
@@ -31,6 +35,7 @@ __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_s
     const int bin = hist_bin_of(d_samples[i], map);
     if (bin >= 0)
         atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
+    // END SOLUTION
 }
 
 /* ---- 2. interleaved coarsening: a grid-stride loop ---- */
@@ -39,6 +44,11 @@ __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_s
 __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                     uint32_t channels, uint32_t bins, hist_bin_map map,
                                     uint32_t *__restrict__ d_hist) {
+    // SOLUTION naive_coarse_kernel [gpu_naive_coarse]: a grid-stride loop: thread i counts
+    //   samples i, i + stride, i + 2 * stride, ... (stride = all threads of the grid) like
+    //   naive_kernel; keep the channel in a register and advance it by stride % channels per
+    //   step instead of dividing for every sample.
+    // stub: (void)d_samples, (void)n_samples, (void)channels, (void)bins, (void)map, (void)d_hist;
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     /* the channel advances by stride % channels each step: one division per thread, not per
@@ -53,6 +63,7 @@ __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint6
         if (channel >= channels)
             channel -= channels;
     }
+    // END SOLUTION
 }
 
 /* ---- 3. the race: the same as kernel 1 without the atomic ---- */
@@ -121,10 +132,11 @@ HIST_DECLARE_REGISTRY(day02);
 const hist_impl day02_impls[] = {
     {"gpu_naive", "day02_naive", HIST_DEVICE,
      "one thread per sample, one global atomicAdd each (seed 003)",
-     "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive},
+     "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive,
+     0.025},
     {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,
      "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
-     "any shape and binning", NULL, NULL, run_naive_coarse},
+     "any shape and binning", NULL, NULL, run_naive_coarse, 0.025},
 };
 
 /** @brief How many entries day02_impls holds. */
@@ -139,4 +151,5 @@ const hist_impl day02_racy_impl = {"gpu_naive_racy",
                                    "demonstration only",
                                    too_many_samples,
                                    NULL,
-                                   run_naive_racy};
+                                   run_naive_racy,
+                                   0};

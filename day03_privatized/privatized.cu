@@ -38,6 +38,11 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
                                uint32_t channels, uint32_t bins, hist_bin_map map,
                                uint32_t *__restrict__ d_private, uint32_t *__restrict__ d_hist,
                                bool merge_with_atomics) {
+    // SOLUTION private_kernel [gpu_private_atomics gpu_private_reduce]: day 02's grid-stride
+    //   loop, the atomics now into this block's own copy my_hist = d_private + blockIdx.x *
+    //   counters (counters = channels * bins; the host zeroed the copies before the launch).
+    // stub: (void)d_samples, (void)n_samples, (void)channels, (void)bins, (void)map;
+    // stub: (void)d_private;
     const uint64_t counters = (uint64_t)channels * bins;
     uint32_t *my_hist = d_private + blockIdx.x * counters;
 
@@ -54,9 +59,14 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
         if (channel >= channels)
             channel -= channels;
     }
+    // END SOLUTION
     if (!merge_with_atomics)
         return;
 
+    // SOLUTION private_kernel [gpu_private_atomics]: the merge: once every thread of the block
+    //   is done counting, the block's threads add each non-zero counter of my_hist into d_hist
+    //   with a global atomic (read my_hist with __ldcg: the atomics left it in L2, not in L1).
+    // stub: (void)d_hist;
     /* every thread of the block must be done counting before its copy is read */
     __syncthreads();
     for (uint64_t k = threadIdx.x; k < counters; k += blockDim.x) {
@@ -64,6 +74,7 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
         if (count > 0)
             atomicAdd(&d_hist[k], count);
     }
+    // END SOLUTION
 }
 
 /* ---- host wrappers ---- */
@@ -102,11 +113,11 @@ const hist_impl day03_impls[] = {
     {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, merged with global atomics of the non-zero counters",
      "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_atomics},
+     run_private_atomics, 0.005},
     {"gpu_private_reduce", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, summed by a second kernel (plain stores)",
      "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_reduce},
+     run_private_reduce, 0.005},
 };
 
 /** @brief How many entries day03_impls holds. */

@@ -88,18 +88,28 @@ __device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
 
 /** @brief Zero @p n shared counters, then a barrier. */
 __device__ __forceinline__ void zero_shared(uint32_t *s_hist, uint32_t n) {
+    // SOLUTION zero_shared [gpu_shared gpu_shared_aggregate]: the block's threads set the n
+    //   counters to 0 together (thread t takes t, t + blockDim.x, ...); then no thread may count
+    //   before every counter is zero.
+    // stub: (void)s_hist, (void)n;
     for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
         s_hist[k] = 0;
     __syncthreads(); /* every counter zeroed before any thread counts */
+    // END SOLUTION
 }
 
 /** @brief A barrier, then one global atomic per non-zero shared counter. */
 __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
                                              uint32_t *d_hist_group) {
+    // SOLUTION flush_shared [gpu_shared gpu_shared_aggregate]: once every thread of the block is
+    //   done counting, add each non-zero shared counter k into d_hist_group[k] with one global
+    //   atomic (other blocks add into the same counters).
+    // stub: (void)s_hist, (void)n, (void)d_hist_group;
     __syncthreads(); /* every thread done counting before the counters are read */
     for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
         if (s_hist[k] > 0)
             atomicAdd(&d_hist_group[k], s_hist[k]);
+    // END SOLUTION
 }
 
 /* ---- 1. one shared atomic per sample ---- */
@@ -112,6 +122,12 @@ __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t ro
     const tile t = tile_of_block(channels, group, rows, chunk_rows);
     zero_shared(s_hist, t.group_channels * bins);
 
+    // SOLUTION shared_kernel [gpu_shared]: the count. This thread reads channel t.c0 + ch for
+    //   ch = t.lane, t.lane + t.lanes, ... (< t.group_channels), rows t.r0 + t.row_offset,
+    //   + t.rows_per_step, ... (< t.r1): ROWS_IN_FLIGHT loads first, then one shared atomicAdd
+    //   per sample into s_hist[ch * bins + bin] (hist_bin_of < 0: not counted); then the rows
+    //   left over, one at a time. Threads with t.row_offset >= t.rows_per_step have no rows.
+    // stub: (void)d_samples, (void)rows, (void)map;
     if (t.row_offset < t.rows_per_step) {
         const uint64_t step = t.rows_per_step;
         for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
@@ -137,6 +153,7 @@ __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t ro
             }
         }
     }
+    // END SOLUTION
     flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
 }
 
@@ -145,6 +162,10 @@ __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t ro
 /** @brief Extend the current run of equal bins, or close it with one atomic and start another. */
 __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_length,
                                           uint32_t *s_channel) {
+    // SOLUTION aggregate [gpu_shared_aggregate]: PMPP's aggregation. The same bin as the run:
+    //   the run grows by one, no atomic. Another bin: add the run so far with one shared
+    //   atomicAdd (if there is one: run_bin >= 0), and start a run of length 1 at bin.
+    // stub: (void)bin, (void)run_bin, (void)run_length, (void)s_channel;
     if (bin == run_bin) {
         ++run_length;
         return;
@@ -153,6 +174,7 @@ __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_l
         atomicAdd(&s_channel[run_bin], run_length);
     run_bin = bin;
     run_length = 1;
+    // END SOLUTION
 }
 
 /** @brief shared_kernel() with PMPP's aggregation: one shared atomic per run of equal bins. */
@@ -233,10 +255,10 @@ HIST_DECLARE_REGISTRY(day04);
 const hist_impl day04_impls[] = {
     {"gpu_shared", "day04_shared", HIST_DEVICE,
      "channel groups in shared memory, one shared atomic per sample, non-zero flush",
-     "any shape and binning", NULL, NULL, run_shared},
+     "any shape and binning", NULL, NULL, run_shared, 0.40},
     {"gpu_shared_aggregate", "day04_shared", HIST_DEVICE,
      "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
-     "any shape and binning", NULL, NULL, run_shared_aggregate},
+     "any shape and binning", NULL, NULL, run_shared_aggregate, 0.33},
 };
 
 /** @brief How many entries day04_impls holds. */

@@ -36,7 +36,12 @@
 /** @brief Where channel `ch`'s bin 0 sits in the shared histogram: 257 words per channel plus one
  *  more every 4 channels (seed 000's `ch * 257 + (ch >> 2) + bin`). */
 __device__ __forceinline__ unsigned int padded_base(int ch) {
+    // SOLUTION padded_base [gpu_seed000]: where channel ch's bin 0 sits in the [64][258] shared
+    //   histogram: 257 words per channel and one more word after every 4 channels, so that the
+    //   words of neighbouring lanes fall into different banks (README: the padded layout).
+    // stub: return (unsigned int)ch * D05_SHARED_ROW;
     return ch * 257 + (ch >> 2);
+    // END SOLUTION
 }
 
 /* ---- the launch configuration (seed 000's "Configuration") ---- */
@@ -113,6 +118,12 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
     int r = row_start + warp_id * 2 + sub_row;
 
     if (word < group_words) { /* a last, partial group of channels leaves some lanes idle */
+        // SOLUTION histogram_optimized_kernel [gpu_seed000]: the double-buffered loop. While
+        //   8 full batches fit before row_end: load rows r, r + effective_step, ...,
+        //   r + 7 * effective_step into v0..v7 once, then in a loop load the next 8 into n0..n7
+        //   before counting v0..v7 with COUNT_WORD, move n into v, advance r by unroll_step_8x;
+        //   count the last batch after the loop. The remainder loop below does the rest.
+        // stub: (void)unroll_step_8x;
         /* 3. Double buffering + 8x unrolling */
         const bool has_full_batch_8x = r + effective_step * 7 < row_end;
         if (has_full_batch_8x) {
@@ -167,6 +178,7 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
             COUNT_WORD(v6);
             COUNT_WORD(v7);
         }
+        // END SOLUTION
         /* remainder: the rows left after the last full batch */
         for (; r < row_end; r += effective_step) {
             const unsigned int v = ptr_base[(size_t)r * row_stride_u32];
@@ -245,7 +257,8 @@ const hist_impl day05_impls[] = {
     {"gpu_seed000", "day05_optimized_h100", HIST_DEVICE,
      "seed 000: 64-channel blocks, 32-bit loads, 8x unrolled double buffering, padded [64][258] "
      "shared histogram, partials + reduction",
-     "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized},
+     "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized,
+     0.55},
 };
 
 /** @brief How many entries day05_impls holds. */

@@ -28,6 +28,7 @@ static void test_shape_matrix(void **state) {
 
 static void test_constraints_are_clear(void **state) {
     (void)state;
+    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_seed000");
     const hist_impl *impl = &day05_impls[0];
     hist_problem binned = {100, 8, {1, 100, 20}};
     hist_problem odd = {100, 3, {0, 255, 1}};
@@ -65,6 +66,7 @@ static void test_named_impl_that_cannot_run_fails(void **state) {
    run (exit 4); with a GPU, the run is exact (exit 0). */
 static void test_require_gpu(void **state) {
     (void)state;
+    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_seed000");
     char out[8192], err[1024];
     char *argv[] = {LESSON_BIN, "--require-gpu", "--rows", "10", "--channels",
                     "8",        "--reps",        "1",      NULL};

@@ -55,10 +55,15 @@ enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
  */
 /** @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted. */
 template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
+    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
+    //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
+    //   and VEC 16 channel 16w + 4q + b with w = bank % 8, q = bank / 8.
+    // stub: return slot;
     const uint32_t b = slot / 32, bank = slot % 32;
     if (VEC == 4)
         return 4 * bank + b;
     return 16 * (bank % 8) + 4 * (bank / 8) + b;
+    // END SOLUTION
 }
 
 /* ---- counting ---- */
@@ -66,10 +71,15 @@ template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t 
 /** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0,
  *  byte b lives 32 slots further per b. */
 __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
+    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
+    //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
+    //   row of 128 slots in [bin][slot]; the byte's slot is 32 * b past s_word's.
+    // stub: (void)v, (void)s_word;
     atomicAdd(&s_word[(v & 0xFF) * R6_CHANNELS + 0], 1u);
     atomicAdd(&s_word[((v >> 8) & 0xFF) * R6_CHANNELS + 32], 1u);
     atomicAdd(&s_word[((v >> 16) & 0xFF) * R6_CHANNELS + 64], 1u);
     atomicAdd(&s_word[(v >> 24) * R6_CHANNELS + 96], 1u);
+    // END SOLUTION
 }
 
 /** @brief What one thread loads per row: a word, or 4 words. */
@@ -167,6 +177,12 @@ template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
                                                 uint32_t c0, uint32_t group_channels,
                                                 uint32_t *d_dest) {
+    // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_roofline]: 64 bins at a time: copy
+    //   s_hist[(b0 + bin) * 128 + slot] to s_flush[slot * 65 + bin] (k = bin * 128 + slot per
+    //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
+    //   consecutive bins of one channel: skip channels >= group_channels, then MERGE_PARTIALS
+    //   stores, MERGE_ATOMIC adds the non-zero counts; barrier before the next 64 bins.
+    // stub: (void)s_hist, (void)s_flush, (void)c0, (void)group_channels, (void)d_dest;
     const uint32_t pad = R6_FLUSH_BINS + 1;
     for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
         for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
@@ -188,6 +204,7 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
         }
         __syncthreads(); /* the buffer is read before the next round overwrites it */
     }
+    // END SOLUTION
 }
 
 /** @brief Day 06's kernel: one block counts 128 channels of a chunk of rows conflict-free in
@@ -351,14 +368,14 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
 }
 
 /** @brief One registry entry of a roofline_kernel() configuration. */
-#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced)                      \
+#define ROOFLINE_IMPL(name, summary, vec, unroll, merge, prefetch, coalesced, target)              \
     {                                                                                              \
         name, "day06_roofline", HIST_DEVICE, summary,                                              \
             prefetch > 0 ? "byte histogram only; channels divisible by 4; Hopper (sm_90) only"     \
             : vec == 4   ? "byte histogram only; channels divisible by 4"                          \
                          : "byte histogram only; channels divisible by 16",                          \
             unsupported<vec, prefetch>, merge == MERGE_PARTIALS ? partials_bytes : NULL,           \
-            run_roofline<vec, unroll, merge, prefetch, coalesced>                                  \
+            run_roofline<vec, unroll, merge, prefetch, coalesced>, target                          \
     }
 
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last
@@ -372,23 +389,23 @@ const hist_impl day06_impls[] = {
         "gpu_r6_v1_conflict_free",
         "step 1: [bin][slot] layout, no bank conflicts for any data; 32-bit loads 8 deep; "
         "scattered atomic flush",
-        4, 8, MERGE_ATOMIC, 0, false),
+        4, 8, MERGE_ATOMIC, 0, false, 0.70),
     ROOFLINE_IMPL("gpu_r6_v2_wide_loads", "step 2: as step 1 with 16-byte loads, 4 deep", 16, 4,
-                  MERGE_ATOMIC, 0, false),
+                  MERGE_ATOMIC, 0, false, 0.70),
     ROOFLINE_IMPL(
         "gpu_r6_v3_l2_prefetch",
         "step 3: as step 1, the input streamed into L2 two batches ahead by bulk prefetch", 4, 8,
-        MERGE_ATOMIC, 2, false),
+        MERGE_ATOMIC, 2, false, 0.70),
     ROOFLINE_IMPL("gpu_r6_v4_partials",
                   "step 4: as step 1, partials stored (scattered) and summed by a second kernel", 4,
-                  8, MERGE_PARTIALS, 0, false),
+                  8, MERGE_PARTIALS, 0, false, 0.65),
     ROOFLINE_IMPL("gpu_r6_v5_two_kernels",
                   "step 5: partials stored coalesced through a transposition buffer, then summed",
-                  4, 8, MERGE_PARTIALS, 0, true),
+                  4, 8, MERGE_PARTIALS, 0, true, 0.85),
     ROOFLINE_IMPL("gpu_roofline",
                   "final: conflict-free counting, 32-bit loads 8 deep, one kernel with a coalesced "
                   "atomic flush",
-                  4, 8, MERGE_ATOMIC, 0, true),
+                  4, 8, MERGE_ATOMIC, 0, true, 0.85),
 };
 
 /** @brief How many entries day06_impls holds. */

@@ -1,20 +1,68 @@
 /**
  * @file test_lesson.c
- * @brief The generic tests of one lesson, built once per lesson folder (`HIST_LESSON=dayNN`):
- *        its registry keeps the contract, and every implementation is exact, within its declared
- *        constraints, on the shape matrix (rows 0, 1, 7, 1000, 65537; channels 1, 3, 4, 63, 64,
- *        65, 512, 513; four distributions; three binnings) and on both presets under every
- *        distribution. GPU implementations skip without a GPU (fail with REQUIRE_GPU=1); every
- *        implementation that can run must run at least one case.
+ * @brief The generic tests of one lesson, built once per lesson folder (`HIST_LESSON=dayNN`), and
+ *        the grade `make grade` adds up. The same tests judge the solution (instructor edition)
+ *        and the student's code (student edition).
+ *
+ *  - its registry keeps the contract;
+ *  - one test per implementation: written (no `TODO(student)` block left that it needs) and exact,
+ *    within its declared constraints, on the shape matrix (rows 0, 1, 7, 1000, 65537; channels 1,
+ *    3, 4, 63, 64, 65, 512, 513; uniform, contention:90, constant and runs:7 data; three
+ *    binnings) and on both presets (main under uniform, constant, contention:90, runs:1000;
+ *    small-binned). A failure names the first case that differs and prints its first differences;
+ *  - performance on the main preset: each exact implementation's median time against the
+ *    read-only floor measured in the same run (a host one: its speed-up over cpu_reference per
+ *    thread), and its target (hist_impl::target). Reported, not failed on: timings are noisy;
+ *    `make grade` turns them into points.
+ *
+ * GPU implementations skip without a GPU (fail with REQUIRE_GPU=1). With HIST_GRADES set (make
+ * test sets it), the verdicts go to $HIST_GRADES/<lesson>.tsv for common/grade.sh.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "gpu.h"
+#include "reference.h"
 #include "runner.h"
 #include "test_util.h"
 
 static const hist_lesson lesson = {HIST_LESSON_FOLDER, LESSON_IMPLS, &LESSON_IMPL_COUNT};
+
+/** @brief What the grade file records of one implementation. */
+typedef struct grade {
+    const char *status; /**< "exact", "wrong", "not-written", "no-gpu" or "-" (not tested) */
+    int cases;          /**< cases it was exact on */
+    double measured;    /**< share of the floor (device) or speed-up per thread (host); 0: none */
+} grade;
+
+static grade *grades;
+static test_verdict *verdicts;
+static int checked;
+static size_t *indices;
+
+static int has_device_impls(void) {
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
+        if (LESSON_IMPLS[i].where == HIST_DEVICE)
+            return 1;
+    return 0;
+}
+
+/* One pass over the shape matrix and the presets for every implementation of the lesson. */
+static void check_once(void) {
+    if (checked)
+        return;
+    checked = 1;
+    const hist_impl **list = calloc(LESSON_IMPL_COUNT, sizeof *list);
+    assert_non_null(list);
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
+        list[i] = &LESSON_IMPLS[i];
+    test_check_registry(list, LESSON_IMPL_COUNT, has_device_impls() ? test_gpu() : NULL,
+                        &TEST_MATRIX_DEFAULT, verdicts);
+    free(list);
+}
 
 static void test_registry_keeps_the_contract(void **state) {
     (void)state;
@@ -28,51 +76,195 @@ static void test_registry_keeps_the_contract(void **state) {
         assert_non_null(strstr(out, LESSON_IMPLS[i].name));
 }
 
-/* Each implementation ran some cases, and says how many. */
-static void report(const char *what, const int *ran) {
-    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
-        print_message("%-24s %4d cases exact (%s)\n", LESSON_IMPLS[i].name, ran[i], what);
-        if (ran[i] == 0)
-            fail_msg("%s ran no case of the %s: its constraints refuse them all",
-                     LESSON_IMPLS[i].name, what);
+/* One implementation: written, then exact on every case it accepts, and at least one case. */
+static void test_written_and_exact(void **state) {
+    const size_t i = *(const size_t *)*state;
+    const hist_impl *impl = &LESSON_IMPLS[i];
+    const char *todo = hist_not_written(impl);
+    if (todo) {
+        grades[i].status = "not-written";
+        fail_msg("%s: %s (delete the TODO(student) lines once your code is in)", impl->name, todo);
     }
+    if (impl->where == HIST_DEVICE && !test_gpu()) {
+        grades[i].status = "no-gpu";
+        const hist_device *dev;
+        TEST_REQUIRE_GPU(dev);
+        (void)dev;
+    }
+    check_once();
+    grades[i].cases = verdicts[i].cases;
+    grades[i].status = verdicts[i].failed ? "wrong" : "exact";
+    if (verdicts[i].failed)
+        fail_msg("%s is not exact: %s", impl->name, verdicts[i].why);
+    if (verdicts[i].cases == 0) {
+        grades[i].status = "wrong";
+        fail_msg("%s ran no case of the shape matrix or the presets: its constraints refuse them "
+                 "all",
+                 impl->name);
+    }
+    print_message("%-24s exact on %d cases (shape matrix, adversarial data, both presets)\n",
+                  impl->name, verdicts[i].cases);
 }
 
-/* Skip (or fail with REQUIRE_GPU=1) before allocating when the lesson needs a GPU and has none. */
-static void require_gpu_if_needed(void) {
+static void report_time(const hist_impl *impl, double median_us, double measured,
+                        const char *of_what) {
+    char target[96] = "not graded";
+    if (impl->target > 0)
+        snprintf(target, sizeof target, "target %.3g%s: %s", impl->target * 100.0,
+                 impl->where == HIST_DEVICE ? "%" : "% per thread",
+                 measured >= impl->target ? "met" : "NOT met");
+    print_message("%-24s %10.1f us  %6.1f%% %s  %s\n", impl->name, median_us, 100.0 * measured,
+                  of_what, target);
+}
+
+/* Performance on the main preset, uniform data: every exact implementation in one run. */
+static void test_performance(void **state) {
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+    print_message("skipped: timings under the sanitizers mean nothing\n");
+    skip();
+#endif
+    int host_impls = 0;
     for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
-        if (LESSON_IMPLS[i].where == HIST_DEVICE) {
-            const hist_device *dev;
-            TEST_REQUIRE_GPU(dev);
-            return;
+        host_impls += LESSON_IMPLS[i].where == HIST_HOST;
+    if (!host_impls) { /* nothing to time without a GPU: skip before generating 512 MiB */
+        const hist_device *dev;
+        TEST_REQUIRE_GPU(dev);
+        (void)dev;
+    }
+    check_once();
+    hist_dataset d;
+    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    const hist_problem *p = &d.problem;
+    uint8_t *samples = test_samples(&d);
+    uint32_t *out = malloc((size_t)hist_counters(p) * sizeof(uint32_t));
+    assert_non_null(out);
+    const int warmup = 2, reps = 10;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int threads = cores > 0 ? (int)cores : 1;
+
+    /* host: speed-up over cpu_reference per thread, both timed here */
+    double reference_us = 0.0;
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+        const hist_impl *impl = &LESSON_IMPLS[i];
+        if (impl->where != HIST_HOST || verdicts[i].failed || verdicts[i].cases == 0)
+            continue;
+        if (reference_us == 0.0) {
+            double t[3];
+            for (int k = 0; k < 3; ++k) {
+                const double t0 = hist_now_us();
+                hist_reference(p, samples, out);
+                t[k] = hist_now_us() - t0;
+            }
+            reference_us = hist_stats_of(t, 3).median_us;
+            print_message("%-24s %10.1f us  (the reference loop, 1 thread)\n", "cpu_reference",
+                          reference_us);
         }
+        double median = reference_us; /* cpu_reference is the loop just timed */
+        if (strcmp(impl->name, "cpu_reference") != 0) {
+            double t[3];
+            for (int k = 0; k < 3; ++k) {
+                const double t0 = hist_now_us();
+                assert_int_equal(hist_run_once(impl, NULL, p, samples, out, threads), HIST_OK);
+                t[k] = hist_now_us() - t0;
+            }
+            median = hist_stats_of(t, 3).median_us;
+        }
+        grades[i].measured = reference_us / median / threads;
+        char of_what[64];
+        snprintf(of_what, sizeof of_what, "of cpu_reference's speed per thread (%d threads)",
+                 threads);
+        report_time(impl, median, grades[i].measured, of_what);
+    }
+
+    /* device: share of the read-only floor timed in the same session */
+    if (has_device_impls()) {
+        const hist_device *dev = test_gpu();
+        if (!dev) {
+            free(samples);
+            free(out);
+            TEST_REQUIRE_GPU(dev);
+        }
+        size_t workspace = 0;
+        for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+            const hist_impl *impl = &LESSON_IMPLS[i];
+            if (impl->where == HIST_DEVICE && !hist_impl_unsupported(impl, p, dev) &&
+                impl->workspace_bytes && impl->workspace_bytes(p, dev) > workspace)
+                workspace = impl->workspace_bytes(p, dev);
+        }
+        hist_gpu *g = NULL;
+        assert_int_equal(hist_gpu_create(&g, dev, p, samples, workspace), HIST_OK);
+        hist_stats floor;
+        assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &floor), HIST_OK);
+        print_message("%-24s %10.1f us  (read-only floor on %s, median of %d)\n", "floor",
+                      floor.median_us, dev->name, reps);
+        for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+            const hist_impl *impl = &LESSON_IMPLS[i];
+            if (impl->where != HIST_DEVICE || verdicts[i].failed || verdicts[i].cases == 0 ||
+                hist_impl_unsupported(impl, p, dev))
+                continue;
+            hist_stats t;
+            assert_int_equal(hist_gpu_time_impl(g, impl, warmup, reps, &t, NULL, out, 0), HIST_OK);
+            grades[i].measured = floor.median_us / t.median_us;
+            report_time(impl, t.median_us, grades[i].measured, "of the floor's speed");
+        }
+        hist_gpu_destroy(g);
+    }
+    free(samples);
+    free(out);
 }
 
-static void test_shape_matrix(void **state) {
+/* The verdicts, for common/grade.sh (make grade). */
+static int write_grades(void **state) {
     (void)state;
-    require_gpu_if_needed();
-    int *ran = test_counts(LESSON_IMPL_COUNT);
-    test_registry_on_matrix(LESSON_IMPLS, LESSON_IMPL_COUNT, &TEST_MATRIX_DEFAULT, ran);
-    report("shape matrix", ran);
-    free(ran);
-}
-
-static void test_presets_every_distribution(void **state) {
-    (void)state;
-    require_gpu_if_needed();
-    int *ran = test_counts(LESSON_IMPL_COUNT);
-    test_registry_on_presets(LESSON_IMPLS, LESSON_IMPL_COUNT, ran);
-    report("presets", ran);
-    free(ran);
+    const char *dir = getenv("HIST_GRADES");
+    if (dir && *dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.tsv", dir, HIST_LESSON_FOLDER);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "cannot write %s\n", path);
+            return 1;
+        }
+        for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+            const hist_impl *impl = &LESSON_IMPLS[i];
+            fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\n", HIST_LESSON_FOLDER, impl->name,
+                    impl->where == HIST_HOST ? "host" : "device", grades[i].status, grades[i].cases,
+                    grades[i].measured, impl->target);
+        }
+        fclose(f);
+    }
+    return 0;
 }
 
 /** @brief Runs the generic tests of the lesson this file was built for. */
 int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry_keeps_the_contract),
-        cmocka_unit_test(test_shape_matrix),
-        cmocka_unit_test(test_presets_every_distribution),
-    };
-    return cmocka_run_group_tests_name(HIST_LESSON_FOLDER ": every implementation", tests, NULL,
-                                       NULL);
+    const size_t n = LESSON_IMPL_COUNT;
+    grades = calloc(n + 1, sizeof *grades);
+    verdicts = calloc(n + 1, sizeof *verdicts);
+    indices = calloc(n + 1, sizeof *indices);
+    struct CMUnitTest *tests = calloc(n + 2, sizeof *tests);
+    char(*names)[96] = calloc(n + 1, sizeof *names);
+    if (!grades || !verdicts || !indices || !tests || !names) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    tests[0] = (struct CMUnitTest)cmocka_unit_test(test_registry_keeps_the_contract);
+    for (size_t i = 0; i < n; ++i) {
+        grades[i].status = "-";
+        indices[i] = i;
+        snprintf(names[i], sizeof names[i], "%s: written and exact", LESSON_IMPLS[i].name);
+        tests[1 + i] =
+            (struct CMUnitTest){names[i], test_written_and_exact, NULL, NULL, &indices[i]};
+    }
+    tests[1 + n] = (struct CMUnitTest){"performance on the main preset, against each target",
+                                       test_performance, NULL, NULL, NULL};
+    const int failures = _cmocka_run_group_tests(HIST_LESSON_FOLDER ": every implementation", tests,
+                                                 n + 2, NULL, write_grades);
+    free(names);
+    free(tests);
+    free(indices);
+    free(verdicts);
+    free(grades);
+    return failures;
 }

@@ -159,8 +159,14 @@ static void test_random_cases_and_extremes(void **state) {
     assert_non_null(impls);
     count = 0;
     for (size_t l = 0; l < course_lesson_count; ++l)
-        for (size_t i = 0; i < *course_lessons[l].impl_count; ++i)
-            impls[count++] = &course_lessons[l].impls[i];
+        for (size_t i = 0; i < *course_lessons[l].impl_count; ++i) {
+            const hist_impl *impl = &course_lessons[l].impls[i];
+            const char *todo = hist_not_written(impl);
+            if (todo) /* the student edition: its lesson's tests fail on it by name */
+                print_message("  %-24s left out: %s\n", impl->name, todo);
+            else
+                impls[count++] = impl;
+        }
     if (!dev && test_gpu_required())
         fail_msg("REQUIRE_GPU=1 but no GPU: %s", test_gpu_reason());
     print_message("seed %llu, %llu cases, %zu implementations%s\n", (unsigned long long)seed,

@@ -128,6 +128,30 @@ void test_registry_on_matrix(const hist_impl *impls, size_t count, const test_ma
 void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran);
 
 /**
+ * @brief Fail the test, naming what is missing, when implementation @p name of the registry
+ *        still waits for student code (hist_not_written()): for tests that run one named
+ *        implementation through the program.
+ */
+void test_require_written(const hist_impl *impls, size_t count, const char *name);
+
+/** @brief What test_check_registry() found for one implementation. */
+typedef struct test_verdict {
+    int cases;     /**< cases it was exact on */
+    int failed;    /**< 1: not written, failed or not exact on some case */
+    char why[512]; /**< the first failure, one line */
+} test_verdict;
+
+/**
+ * @brief Judge every implementation on the shape matrix @p m and both presets (main under
+ *        uniform, constant, contention:90 and runs:1000; small-binned) without failing the test:
+ *        the first failure of each is recorded in @p v (which has @p count entries), its first
+ *        differences printed, and it is left out of the cases after it. Implementations that
+ *        cannot run a case (constraints, no @p dev) are not counted on it.
+ */
+void test_check_registry(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                         const test_matrix *m, test_verdict *v);
+
+/**
  * @brief Run a program, capturing its output.
  * @param argv  NULL-terminated; argv[0] is the path
  * @param out     receives stdout (NUL-terminated, truncated to outlen - 1), or NULL

@@ -1,0 +1,57 @@
+#!/bin/sh
+# grade.sh FILE...: one table of points from the verdicts the lesson tests wrote (make grade).
+#
+# Each lesson is worth 100 points: 60 for correctness, shared equally by its implementations (an
+# implementation earns its share when it is written and exact on every case of its test), and 40
+# for performance, shared equally by the implementations with a target (hist_impl::target). As in
+# Stanford CS149's grading, an exact implementation earns its full performance share within 1.2x
+# of the target time (measured >= target / 1.2), and a share scaled by the ratio below that; a
+# wrong one earns none. GPU implementations tested on a machine without a GPU are not graded
+# there: the table says so and leaves their points out of the total.
+set -eu
+awk -F '\t' '
+BEGIN {
+    printf "%-22s %-24s %-12s %-30s %8s\n", "lesson", "implementation", "correct", \
+           "performance (measured/target)", "points"
+}
+FNR == 1 { lessons[++nl] = $1 }
+{
+    key = $1 SUBSEP (++count[$1]); name[key] = $2; where[key] = $3; status[key] = $4
+    cases[key] = $5; measured[key] = $6 + 0; target[key] = $7 + 0
+    if (target[key] > 0) graded[$1]++
+}
+END {
+    total = 0; possible = 0; ungraded = 0
+    for (l = 1; l <= nl; ++l) {
+        lesson = lessons[l]; n = count[lesson]; earned = 0; max = 0
+        for (i = 1; i <= n; ++i) {
+            key = lesson SUBSEP i
+            c_share = 60 / n; p_share = target[key] > 0 ? 40 / graded[lesson] : 0
+            if (status[key] == "no-gpu" || status[key] == "-") {
+                ungraded += c_share + p_share
+                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \
+                       status[key] == "-" ? "not tested" : "no GPU here", "-", "-"
+                continue
+            }
+            max += c_share + p_share
+            c = status[key] == "exact" ? c_share : 0
+            perf = "-"; p = 0
+            if (p_share > 0 && status[key] == "exact" && measured[key] > 0) {
+                ratio = measured[key] / (target[key] / 1.2)
+                p = p_share * (ratio >= 1 ? 1 : ratio)
+                perf = sprintf("%.1f%% / %.1f%%%s", 100 * measured[key], 100 * target[key], \
+                               where[key] == "device" ? " of floor" : " per thread")
+            } else if (p_share > 0) {
+                perf = status[key] == "exact" ? "not timed" : "0 (not exact)"
+            }
+            earned += c + p
+            label = status[key] == "exact" ? "exact" : (status[key] == "not-written" ? "not written" : "WRONG")
+            printf "%-22s %-24s %-12s %-30s %8.1f\n", lesson, name[key], label, perf, c + p
+        }
+        printf "%-22s %-24s %-12s %-30s %4.1f/%-3d\n\n", lesson, "lesson total", "", "", earned, max + 0.5
+        total += earned; possible += max
+    }
+    printf "course: %.1f of %.0f points", total, possible
+    if (ungraded > 0) printf " (%.0f more not graded here: no GPU)", ungraded
+    printf "\n"
+}' "$@"

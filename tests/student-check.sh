@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# student-check.sh: CI's check of the student edition (instructor edition only).
+#
+# Generates the student edition (make student) into a temporary folder, builds it (warnings are
+# errors there too), runs its make test and checks that it fails exactly on the unwritten parts:
+#  - every failing test says "not written yet", and nothing else fails;
+#  - the unwritten parts the tests name are exactly tests/student-expected.txt (so a region left
+#    unmarked, or marked by mistake, is caught), and every lesson has something to write;
+#  - no instructor-only file (answer keys, wrong kernels) is in it.
+# Then it writes the solution back over day04's TODOs and checks that day04's lesson test passes
+# (on a machine without a GPU its GPU tests skip).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+dir="$work/student edition"
+make -s student STUDENT_DIR="$dir"
+fail() { echo "student-check: $*" >&2; exit 1; }
+
+for f in day*/ANSWERS.md tests/wrong/wrong.h tests/test_wrong.c common/student.sh; do
+    [ ! -e "$dir/$f" ] || fail "instructor-only file $f is in the student edition"
+done
+grep -rl '// SOLUTION ' "$dir" --include='*.c' --include='*.cu' --include='*.cuh' --include='*.h' &&
+    fail "SOLUTION regions left in the student edition"
+
+(cd "$dir" && make -s -j"$(nproc)" all >"$work/build.txt" 2>&1) ||
+    { cat "$work/build.txt"; fail "the student edition does not build"; }
+if (cd "$dir" && make test >"$work/test.txt" 2>&1); then
+    fail "the student edition's make test passed: nothing left to write?"
+fi
+
+# every failed test's block mentions "not written yet"
+awk '
+/^\[ RUN      \] / { name = substr($0, 15); text = "" ; next }
+{ text = text "\n" $0 }
+/^\[  FAILED  \] / && name != "" && substr($0, 15) == name {
+    if (text !~ /not written yet/) { print "failed for another reason: " name; print text; bad = 1 }
+    name = ""
+}
+/^\[       OK \] |^\[  SKIPPED \] / { name = "" }
+END { exit bad }' "$work/test.txt" || fail "a test of the student edition fails on something other than unwritten code"
+
+# the unwritten parts named, against the expected list
+grep -o 'not written yet: .*' "$work/test.txt" | sed 's/^not written yet: //; s/ (delete .*//' |
+    tr ',' '\n' | sed -n 's/^ *\([A-Za-z0-9_]*\) in \([^:]*\):[0-9]*$/\2 \1/p' | LC_ALL=C sort -u >"$work/named.txt"
+if ! diff -u tests/student-expected.txt "$work/named.txt"; then
+    fail "the unwritten parts differ from tests/student-expected.txt (above: - expected, + named)"
+fi
+for lesson in day[0-9][0-9]_*/; do
+    grep -q "^${lesson}" tests/student-expected.txt || fail "${lesson%/} has nothing for a student to write"
+done
+
+# the solution written back into day04 passes day04's tests again
+cp day04_shared/shared.cu "$dir/day04_shared/shared.cu"
+(cd "$dir" && make test DAY=04 >"$work/day04.txt" 2>&1) ||
+    { cat "$work/day04.txt"; fail "day04 with its solution written in does not pass"; }
+echo "student-check: the student edition builds; make test fails on exactly the" \
+    "$(wc -l <"$work/named.txt") expected unwritten parts; day04 passes once written"

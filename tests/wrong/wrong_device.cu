@@ -1,0 +1,96 @@
+/**
+ * @file wrong_device.cu
+ * @brief The device flaws (wrong.h): day 02's grid-stride kernel with one mistake each, and the
+ *        racy increment.
+ */
+#include "cuda_check.h"
+#include "device.cuh"
+#include "wrong.h"
+
+/** @brief Threads per block. */
+#define WRONG_THREADS 256
+/** @brief Rows per chunk, channels per group: what the flawed versions get wrong at the end. */
+#define WRONG_CHUNK_ROWS 64
+#define WRONG_GROUP_CHANNELS 32
+
+enum flaw { NO_ZERO, DROP_LAST_ROWS, DROP_LAST_GROUP, OUTSIDE_RANGE, COUNTERS_16_BIT, RACY };
+
+/** @brief One sample per grid-stride step; FLAW decides what goes wrong. */
+template <int FLAW>
+__global__ void wrong_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
+                             uint32_t channels, uint32_t bins, hist_binning b, uint32_t *d_hist) {
+    uint64_t counted_rows = rows;
+    uint32_t counted_channels = channels;
+    if (FLAW == DROP_LAST_ROWS)
+        counted_rows = rows / WRONG_CHUNK_ROWS * WRONG_CHUNK_ROWS;
+    if (FLAW == DROP_LAST_GROUP && channels > WRONG_GROUP_CHANNELS)
+        counted_channels = channels / WRONG_GROUP_CHANNELS * WRONG_GROUP_CHANNELS;
+    const uint64_t n = rows * channels;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t r = i / channels;
+        const uint32_t c = (uint32_t)(i % channels);
+        if (r >= counted_rows || c >= counted_channels)
+            continue;
+        const unsigned v = d_samples[i];
+        uint32_t bin;
+        if (v < b.lo || v > b.hi) {
+            if (FLAW != OUTSIDE_RANGE)
+                continue;
+            bin = v < b.lo ? 0 : bins - 1;
+        } else {
+            bin = (v - b.lo) / b.width;
+        }
+        uint32_t *counter = &d_hist[(size_t)c * bins + bin];
+        if (FLAW == RACY)
+            *counter += 1; /* read, add, write: increments get lost */
+        else
+            atomicAdd(counter, 1u);
+    }
+}
+
+/** @brief What 16-bit counters would hold: every count modulo 65,536. */
+__global__ void wrap_16_bit_kernel(uint32_t *d_hist, uint64_t counters) {
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < counters)
+        d_hist[k] &= 0xFFFFu;
+}
+
+template <int FLAW> static hist_status run_wrong(const hist_args *a) {
+    const hist_problem *p = a->problem;
+    if (FLAW != NO_ZERO)
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    const uint64_t n = hist_samples(p);
+    if (n == 0)
+        return HIST_OK;
+    const uint64_t wave = (uint64_t)a->device->sm_count * 8;
+    const uint64_t blocks = HIST_CEIL_DIV(n, WRONG_THREADS);
+    wrong_kernel<FLAW><<<(unsigned)(blocks < wave ? blocks : wave), WRONG_THREADS>>>(
+        a->samples, p->rows, p->channels, hist_bins(p->binning), p->binning, a->hist);
+    HIST_CUDA_TRY_LAUNCH("wrong_kernel");
+    if (FLAW == COUNTERS_16_BIT) {
+        wrap_16_bit_kernel<<<(unsigned)HIST_CEIL_DIV(hist_counters(p), WRONG_THREADS),
+                             WRONG_THREADS>>>(a->hist, hist_counters(p));
+        HIST_CUDA_TRY_LAUNCH("wrap_16_bit_kernel");
+    }
+    return HIST_OK;
+}
+
+/** @brief One registry entry of a flawed kernel. */
+#define WRONG_IMPL(name, summary, flaw)                                                            \
+    { name, "tests", HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw>, 0 }
+
+/** @brief The device flaws, one entry each. */
+const hist_impl wrong_device_impls[] = {
+    WRONG_IMPL("gpu_forgets_to_zero", "never zeroes its output", NO_ZERO),
+    WRONG_IMPL("gpu_drops_last_rows", "drops the last partial chunk of 64 rows", DROP_LAST_ROWS),
+    WRONG_IMPL("gpu_drops_last_group", "drops the last partial group of 32 channels",
+               DROP_LAST_GROUP),
+    WRONG_IMPL("gpu_counts_outside", "counts values outside [lo, hi] in the edge bins",
+               OUTSIDE_RANGE),
+    WRONG_IMPL("gpu_16_bit_counters", "16-bit counters: right on uniform data only",
+               COUNTERS_16_BIT),
+    WRONG_IMPL("gpu_racy_increment", "++ instead of atomicAdd", RACY),
+};
+/** @brief How many entries wrong_device_impls holds. */
+const size_t wrong_device_impl_count = sizeof wrong_device_impls / sizeof wrong_device_impls[0];
