@@ -186,7 +186,7 @@ grade: $(foreach l,$(LESSONS),$($(l)_TESTS))
 	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
 	done; common/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 
-# Seed 001's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
+# The 1-D lesson's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 sweep: $(COURSE_BIN)
 	common/sweep.sh ./$(COURSE_BIN) $(ARGS)
 
@@ -216,6 +216,7 @@ format-check:
 # is an input.
 docs:
 	@common/ensure-deps.sh doxygen
+	@common/check-refs.sh README.md docs/*.md common/*.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html
 	{ cat docs/Doxyfile; echo "INPUT = README.md common tests $(ALL_LESSONS)"; } | doxygen -
 	@echo "open docs/html/index.html"
@@ -242,7 +243,7 @@ ptxas:
 	  $(NVCC) $(NVCCFLAGS) -Xptxas -v -c "$$src" -o /dev/null 2>&1 | \
 	    grep -E "Compiling|registers|spill" | sed 's/ptxas info *: //'; done
 
-# Nsight Compute on one lesson: make profile DAY=05 [PROFILE_ARGS="--impl ..."] (seed 004's
+# Nsight Compute on one lesson: make profile DAY=05 [PROFILE_ARGS="--impl ..."] (the published profile's
 # metrics, one table; the runner's own output, slowed by the profiler, goes to profile-run.txt)
 NCU ?= ncu
 PROFILE_ARGS ?= --reps 1 --warmup 0

@@ -105,7 +105,7 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
         return HIST_OK;
     }
     if (strcmp(name, "small-binned") == 0) {
-        /* seed 001: 32,768 values in 1..100, five bins of 20 (about 6,550 each) */
+        /* the 1-D lesson: 32,768 values in 1..100, five bins of 20 (about 6,550 each) */
         *out = (hist_dataset){.problem = {.rows = 32768, .channels = 1, .binning = {1, 100, 20}},
                               .vmin = 1,
                               .vmax = 100,

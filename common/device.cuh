@@ -75,7 +75,7 @@ __device__ __forceinline__ uint32_t hist_stream_xor(const T *__restrict__ data, 
 template <typename Unused = void>
 __global__ void hist_sum_partials_kernel(const uint32_t *__restrict__ d_partials, uint32_t copies,
                                          uint64_t counters, uint32_t *__restrict__ d_hist) {
-    // SOLUTION hist_sum_partials_kernel [gpu_private_reduce gpu_seed000 gpu_r6_v4_partials gpu_r6_v5_two_kernels]:
+    // SOLUTION hist_sum_partials_kernel [gpu_private_reduce gpu_cs149 gpu_r6_v4_partials gpu_r6_v5_two_kernels]:
     //   day 03's second merge (days 05 and 06 use it again): thread k of the grid, if k is a
     //   counter, adds d_partials[copy * counters + k] over every copy and stores the sum in
     //   d_hist[k] (plain stores: no atomics needed). See day03_privatized/README.md.

@@ -38,10 +38,11 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
-        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA device (%s)", cudaGetErrorString(err));
+        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA GPU found (the CUDA runtime says: %s)",
+                         cudaGetErrorString(err));
     }
     if (count == 0)
-        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA device (none found)");
+        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA GPU found (the driver reports 0 devices)");
     cudaDeviceProp prop;
     HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
     HIST_CUDA_TRY(cudaSetDevice(0));

@@ -53,7 +53,7 @@ if (exists("sweep")) {
     set ylabel "median time (log scale)"
     set bmargin 4
     set key top left font ",9"
-    set title "Seed 001's question: from what size does the GPU win? (GPU: end to end, copies included)"
+    set title "The 1-D lesson's question: from what size does the GPU win? (GPU: end to end, copies included)"
     impls = system(sprintf("awk -F, 'NR==1{for(i=1;i<=NF;i++){if($i==\"implementation\") k=i; if($i==\"status\") st=i}; next} $st==\"ran\" && !s[$k]++{printf \"%%s \", $k}' '%s'", sweep))
     # one series per implementation: "rows seconds" lines, in row order, from awk
     series(impl) = sprintf("< awk -F, -v impl=%s 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $c[\"implementation\"]==impl && $c[\"status\"]==\"ran\" {t = ($c[\"where\"]==\"device\") ? $c[\"e2e_median_us\"] : $c[\"median_us\"]; print $c[\"rows\"], t * 1e-6}' '%s' | sort -n", impl, sweep)

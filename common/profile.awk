@@ -1,9 +1,9 @@
-# profile.awk: turn `ncu --csv --metrics ...` output into seed 004's table, one column per kernel.
+# profile.awk: turn `ncu --csv --metrics ...` output into the published profile's table, one column per kernel.
 # Every field of ncu's CSV is quoted, so fields split on `","`. The first launch of each kernel is
 # kept; the harness's own kernels (floor, spin) are left out.
 BEGIN {
     FS = "\",\""
-    # rows in this order, seed 004's first
+    # rows in this order, the published profile's first
     split("gpu__time_duration.sum sm__throughput.avg.pct_of_peak_sustained_elapsed " \
           "sm__instruction_throughput.avg.pct_of_peak_sustained_active " \
           "l1tex__throughput.avg.pct_of_peak_sustained_active " \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sweep.sh COURSE_BIN [runner options]: seed 001's question, at what size does each GPU lesson
+# sweep.sh COURSE_BIN [runner options]: the 1-D lesson's question, at what size does each GPU lesson
 # overtake the CPU? Runs the course runner on the small-binned preset at growing row counts,
 # collects one CSV and prints the table and the crossovers (kernel time and end-to-end time).
 set -eu

@@ -28,12 +28,16 @@ static uint32_t private_copies(uint32_t channels) {
     return channels >= CPU_MIN_INTERLEAVE ? 1 : (CPU_MIN_INTERLEAVE + channels - 1) / channels;
 }
 
-/** @brief Counters per channel in a private copy: the bins, one trash bin for values outside
- *  `[lo, hi]`, rounded to a 64-byte line, plus one line so that channels do not share cache
- *  sets (with a 1 KiB stride, every channel's counter for one value falls into the same 4 of
- *  the L1's 64 sets: that is what makes the reference loop slow on constant data). */
+/** @brief Counters per channel in a private copy: the bins and one trash bin for values outside
+ *  `[lo, hi]`, rounded up to an *odd* number of 64-byte lines. The L1 picks a set by address
+ *  bits 6-11 (64 sets), so channels `s` lines apart use `64 / gcd(s, 64)` sets for one value:
+ *  all 64 for odd `s`, 32 for 18 lines, only 4 for the reference loop's 16 lines (1 KiB), which
+ *  is what makes it slow on constant data (README: the cache-set trap). */
 static uint32_t private_stride(uint32_t bins) {
-    return (bins + 1 + 15) / 16 * 16 + 16;
+    uint32_t lines = (bins + 1 + 15) / 16;
+    if (lines % 2 == 0)
+        lines += 1;
+    return lines * 16;
 }
 
 static hist_status run_reference(const hist_args *a) {

@@ -1,6 +1,6 @@
 /**
  * @file naive.cu
- * @brief Day 02: one global atomic per sample (seed 003's Triton design, in CUDA C).
+ * @brief Day 02: one global atomic per sample (the Triton report's design, in CUDA C).
  *
  * The `[rows, channels]` array is read as one flat stream of samples. Sample `i` belongs to
  * channel `i % channels`; its bin comes from its value; one `atomicAdd` into the global
@@ -131,7 +131,7 @@ HIST_DECLARE_REGISTRY(day02);
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day02_impls[] = {
     {"gpu_naive", "day02_naive", HIST_DEVICE,
-     "one thread per sample, one global atomicAdd each (seed 003)",
+     "one thread per sample, one global atomicAdd each (the Triton report's design)",
      "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive,
      0.025},
     {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,

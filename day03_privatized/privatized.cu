@@ -1,12 +1,13 @@
 /**
  * @file privatized.cu
- * @brief Day 03: block-private histograms in global memory, then a merge (seed 001, PMPP 9.4).
+ * @brief Day 03: block-private histograms in global memory, then a merge (the 1-D lesson,
+ * PMPP 9.4).
  *
  * Every block owns a private `[channels, bins]` copy in the workspace, so its atomics only ever
  * compete with its own threads and stay in the L2. Two ways to merge the copies:
  *
  *  1. `gpu_private_atomics`: at the end of the same kernel, each block adds its non-zero
- *     counters into the output with global atomics (seed 001's kernel).
+ *     counters into the output with global atomics (the 1-D lesson's kernel).
  *  2. `gpu_private_reduce`: a second kernel, one thread per counter, sums the copies and writes
  *     the output with plain stores (the two-phase shape day 05 builds on).
  */

@@ -1,6 +1,7 @@
 /**
  * @file shared.cu
- * @brief Day 04: shared-memory privatization with channel tiling (seed 001, generalised).
+ * @brief Day 04: shared-memory privatization with channel tiling (the 1-D lesson's kernel,
+ * generalised).
  *
  * Blocks are tiled over (channel group, row chunk). A group holds as many channels as fit in
  * the shared memory the device gives a block, so its `[group, bins]` histogram lives on chip:

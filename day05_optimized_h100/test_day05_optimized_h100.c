@@ -1,7 +1,7 @@
 /**
  * @file test_day05_optimized_h100.c
- * @brief day05_optimized_h100: seed 000's kernel exactly against the reference on every row count
- *        that exercises its unrolled loop and remainder, channel counts divisible by 4 (partial
+ * @brief day05_optimized_h100: the CS149 submission's kernel exactly against the reference on every
+ * row count that exercises its unrolled loop and remainder, channel counts divisible by 4 (partial
  *        64-channel groups included), every distribution; and its constraints.
  */
 #include <stdio.h>
@@ -22,13 +22,13 @@ static void test_shape_matrix(void **state) {
     const test_matrix m = {rows, 9, channels, 8};
     /* the matrix's other binnings are refused by the constraints: byte binning only */
     int ran = test_matrix_exact(&day05_impls[0], dev, &m, 1);
-    print_message("gpu_seed000: %d cases exact\n", ran);
+    print_message("gpu_cs149: %d cases exact\n", ran);
     assert_int_equal(ran, 9 * 8 * 4);
 }
 
 static void test_constraints_are_clear(void **state) {
     (void)state;
-    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_seed000");
+    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_cs149");
     const hist_impl *impl = &day05_impls[0];
     hist_problem binned = {100, 8, {1, 100, 20}};
     hist_problem odd = {100, 3, {0, 255, 1}};
@@ -54,11 +54,11 @@ static void test_named_impl_that_cannot_run_fails(void **state) {
     (void)state;
     char out[8192], err[1024], path[128];
     snprintf(path, sizeof path, "%s/out.npy", test_tmp_dir);
-    char *argv[] = {LESSON_BIN, "--impl", "gpu_seed000", "--channels", "6",  "--rows",
-                    "10",       "--reps", "1",           "--output",   path, NULL};
+    char *argv[] = {LESSON_BIN, "--impl", "gpu_cs149", "--channels", "6",  "--rows",
+                    "10",       "--reps", "1",         "--output",   path, NULL};
     assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 4);
     assert_int_equal(test_count_lines(err), 1);
-    assert_non_null(strstr(err, "gpu_seed000 could not run"));
+    assert_non_null(strstr(err, "gpu_cs149 could not run"));
     assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -66,7 +66,7 @@ static void test_named_impl_that_cannot_run_fails(void **state) {
    run (exit 4); with a GPU, the run is exact (exit 0). */
 static void test_require_gpu(void **state) {
     (void)state;
-    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_seed000");
+    test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_cs149");
     char out[8192], err[1024];
     char *argv[] = {LESSON_BIN, "--require-gpu", "--rows", "10", "--channels",
                     "8",        "--reps",        "1",      NULL};
@@ -75,7 +75,7 @@ static void test_require_gpu(void **state) {
         assert_int_equal(status, 0);
     } else {
         assert_int_equal(status, 4);
-        assert_non_null(strstr(err, "could not run: no CUDA device"));
+        assert_non_null(strstr(err, "could not run: no CUDA GPU found"));
     }
 }
 

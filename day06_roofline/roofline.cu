@@ -1,6 +1,7 @@
 /**
  * @file roofline.cu
- * @brief Day 06: the profile-guided kernel at the memory roofline (seed 004's next steps).
+ * @brief Day 06: the profile-guided kernel at the memory roofline (the published profile's next
+ * steps).
  *
  * Day 05's L1/shared pipe was 95% busy, mostly replaying bank conflicts. Here every warp-wide
  * shared atomic hits 32 different banks whatever the data, loads are wide and many, and one

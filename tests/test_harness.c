@@ -160,7 +160,7 @@ static void test_presets(void **state) {
 
 static void test_small_binned_reproduces_seed_001(void **state) {
     (void)state;
-    /* seed 001's bins hold about 6,550 each (32,768 / 5 = 6,553.6) */
+    /* the 1-D lesson's bins hold about 6,550 each (32,768 / 5 = 6,553.6) */
     hist_dataset d;
     assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
     uint8_t *s = test_samples(&d);

@@ -1,4 +1,4 @@
-"""Seed 003's histogram kernel in Triton, measured on the same data as the CUDA C lesson.
+"""The Triton report's histogram kernel, measured on the same data as the CUDA C lesson.
 
 The [rows, channels] uint8 array is flattened; each program handles BLOCK_SIZE elements; each
 element's channel is offset % channels, its bin its value, and one tl.atomic_add counts it.
@@ -15,7 +15,7 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 1024  # seed 003: 1024 elements per program
+BLOCK_SIZE = 1024  # the Triton report: 1024 elements per program
 
 
 @triton.jit

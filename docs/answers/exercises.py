@@ -80,8 +80,9 @@ COARSE_BODY = '''    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 
 VARIANTS = {
     "base": [],
-    "d01_stride272": [(D01, "return (bins + 1 + 15) / 16 * 16 + 16;", "return (bins + 1 + 15) / 16 * 16;")],
-    "d01_stride256": [(D01, "return (bins + 1 + 15) / 16 * 16 + 16;", "return bins;")],
+    "d01_stride288": [(D01, "    if (lines % 2 == 0)\n        lines += 1;\n", "    lines += 1;\n")],
+    "d01_stride256": [(D01, "    uint32_t lines = (bins + 1 + 15) / 16;\n    if (lines % 2 == 0)\n        lines += 1;\n    return lines * 16;",
+                       "    return bins;")],
     "d01_byte_loop": [
         (D01, "\n/** @brief Day 01's registry. */", BYTE_LOOP),
         (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5},''',
@@ -134,7 +135,7 @@ R = "--reps 20"
 EXERCISES = {
     "day01_ex1_padding": [
         (v, "01", "run", f"--impl cpu_private --threads 1 --reps 5 {d}")
-        for v in ("base", "d01_stride272", "d01_stride256") for d in ("--dist constant", "")],
+        for v in ("base", "d01_stride288", "d01_stride256") for d in ("--dist constant", "")],
     "day01_ex2_byte_loop": [
         ("d01_byte_loop", "01", "run", "--impl cpu_reference,cpu_byte_loop --reps 5 " + d)
         for d in ("", "--dist constant")],
