@@ -218,7 +218,9 @@ docs:
 	@common/ensure-deps.sh doxygen
 	@common/check-refs.sh README.md docs/*.md common/*.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html
-	{ cat docs/Doxyfile; echo "INPUT = README.md common tests $(ALL_LESSONS)"; } | doxygen -
+	{ cat docs/Doxyfile; echo "INPUT = README.md docs/DAY00.md docs/SOURCES.md common tests $(ALL_LESSONS)"; } | doxygen -
+	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
+	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
 	@echo "open docs/html/index.html"
 
 # libFuzzer on the .npy reader for FUZZ_SECONDS (crashes are kept in tests/fuzz/regressions/,

@@ -55,6 +55,16 @@ void hist_gpu_destroy(hist_gpu *g);
 hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *out);
 
 /**
+ * @brief The same read-only pass on a *clean* L2: before each run the L2 is emptied by reading
+ *        twice its size (and the device synchronised), not by writing it, so no dirty line is
+ *        written back inside the timed region. hist_gpu_time_floor() times the floor exactly like
+ *        every kernel (and like CS149's harness: after a write that leaves the L2 dirty); this is
+ *        the hardware's limit for reading the input once.
+ * @return HIST_OK or HIST_ERR_CUDA.
+ */
+hist_status hist_gpu_time_floor_clean(hist_gpu *g, int warmup, int reps, hist_stats *out);
+
+/**
  * @brief The floor kernel's checksum: the XOR of the input read as little-endian 32-bit words
  *        (zero-padded to 16 bytes), so a test can prove it read every byte.
  */

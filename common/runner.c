@@ -185,12 +185,13 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
 
 static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
                       const hist_problem *p, const char *gpu, const hist_stats *floor,
-                      double reference_us) {
+                      const hist_stats *clean, double reference_us) {
     char dist[32];
     hist_dist_format(o->data.dist, dist, sizeof dist);
     fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
                "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
-               "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads\n");
+               "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
+               "clean_floor_median_us\n");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         const double t = r->time.median_us;
@@ -213,9 +214,9 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d\n", floor->median_us, gpu,
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f\n", floor->median_us, gpu,
                 (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
-                (unsigned long long)o->data.seed, o->reps, o->threads);
+                (unsigned long long)o->data.seed, o->reps, o->threads, clean->median_us);
     }
 }
 
@@ -328,11 +329,13 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     printf("# reps=%d warmup=%d threads=%d; GPU: %s\n", o->reps, o->warmup, o->threads,
            device ? dev.name : (no_gpu[0] ? no_gpu : "not needed"));
 
-    hist_stats floor = {0, 0, 0};
+    hist_stats floor = {0, 0, 0}, clean = {0, 0, 0};
     if (device) {
         s = hist_gpu_create(&st.gpu, device, &p, st.samples, workspace);
         if (s == HIST_OK)
             s = hist_gpu_time_floor(st.gpu, o->warmup, o->reps, &floor);
+        if (s == HIST_OK)
+            s = hist_gpu_time_floor_clean(st.gpu, o->warmup, o->reps, &clean);
         if (s != HIST_OK) {
             free_state(&st);
             return s;
@@ -340,6 +343,10 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         printf("# read-only floor: median %.1f us, min %.1f us (%.0f GB/s), %d SMs, %.0f MiB L2\n",
                floor.median_us, floor.min_us, hist_samples(&p) / (floor.median_us * 1e3),
                dev.sm_count, dev.l2_bytes / 1048576.0);
+        printf("# the same read on a clean L2 (no dirty line written back while timed): median "
+               "%.1f us (%.0f GB/s); %%floor is against the flushed floor above, timed like every "
+               "kernel\n",
+               clean.median_us, hist_samples(&p) / (clean.median_us * 1e3));
     }
 
     size_t n = 0;
@@ -438,7 +445,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         s = hist_outfile_open(f, csv_paths[k]);
         if (s != HIST_OK)
             break;
-        write_csv(f->f, st.results, n, o, &p, device ? dev.name : "none", &floor, reference_us);
+        write_csv(f->f, st.results, n, o, &p, device ? dev.name : "none", &floor, &clean,
+                  reference_us);
         s = hist_outfile_close(f);
     }
     /* the table reached standard output before any file is renamed into place */

@@ -11,6 +11,8 @@
  *     takes samples `i, i + stride, i + 2 * stride, ...` (interleaved coarsening: neighbouring
  *     threads still read neighbouring bytes, so every load stays coalesced).
  *  3. `gpu_naive_racy` (only in `make demo`): kernel 1 with `++` instead of the atomic.
+ *  4. `gpu_cub`: no kernel of ours: CUB's `DeviceHistogram` (it ships with the CUDA toolkit), the
+ *     library call a user would reach for first, as a yardstick for every lesson.
  */
 #include "cuda_check.h"
 #include "device.cuh"
@@ -125,6 +127,13 @@ static const char *too_many_samples(const hist_problem *p, const hist_device *de
                : NULL;
 }
 
+/* ---- 4. the library baseline: CUB's DeviceHistogram (library.cu) ---- */
+
+/** @brief CUB's DeviceHistogram over every channel (library.cu). */
+hist_status day02_cub_run(const hist_args *a);
+/** @brief The temporary storage and bin edges day02_cub_run() needs (library.cu). */
+size_t day02_cub_workspace(const hist_problem *p, const hist_device *dev);
+
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day02);
 
@@ -137,6 +146,9 @@ const hist_impl day02_impls[] = {
     {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,
      "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
      "any shape and binning", NULL, NULL, run_naive_coarse, 0.025},
+    {"gpu_cub", "day02_naive", HIST_DEVICE,
+     "the library call: CUB's DeviceHistogram, one call per 4 channels (no kernel of ours)",
+     "any shape and binning", NULL, day02_cub_workspace, day02_cub_run, 0},
 };
 
 /** @brief How many entries day02_impls holds. */

@@ -150,8 +150,8 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
 /* ---- the flush ----
  *
  * Scattered: slot-major reads of the histogram are conflict-free, but then a warp's 32 counts go
- * to 32 channels, 1 KiB apart in the output: 32 separate sectors per instruction, 4.3 million in
- * all on the main preset, every one of them live on uniform data.
+ * to 32 channels, 4 KiB apart in the output (lanes count every 4th channel): 32 separate sectors
+ * per instruction, 4.3 million in all on the main preset, every one of them live on uniform data.
  * Coalesced: 64 bins at a time go through a padded [slot][64 + 1] buffer (both its writes and its
  * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
  * one channel: one 128-byte line per instruction. */

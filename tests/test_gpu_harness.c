@@ -72,6 +72,13 @@ static void test_floor_timing(void **state) {
     assert_int_equal(s.reps, 5);
     assert_true(s.min_us > 0.0 && s.min_us <= s.median_us);
     assert_true(s.median_us < 100000.0);
+    /* the same read on a clean L2 is no slower than after a dirtying flush (10% for noise) */
+    hist_stats clean;
+    assert_int_equal(hist_gpu_time_floor_clean(g, 1, 5, &clean), HIST_OK);
+    assert_int_equal(clean.reps, 5);
+    assert_true(clean.min_us > 0.0 && clean.median_us <= s.median_us * 1.10);
+    print_message("floor %.1f us flushed by a write, %.1f us on a clean L2 (%llu bytes)\n",
+                  s.median_us, clean.median_us, (unsigned long long)hist_samples(&d.problem));
     hist_gpu_destroy(g);
     free(samples);
 }

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The layout diagrams of days 04-06 (docs/images/day0N_*.svg), drawn as plain SVG.
+
+Run `python3 docs/images/diagrams.py` after changing a layout; the SVGs are kept in the tree, so
+building the course or the notes never needs Python.
+"""
+import os
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
+BANK_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                "#ff9da7"]
+
+
+class Svg:
+    def __init__(self, width, height, title):
+        self.parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                      f'viewBox="0 0 {width} {height}" {FONT} font-size="12">',
+                      f'<title>{title}</title>',
+                      f'<rect width="{width}" height="{height}" fill="white"/>']
+
+    def rect(self, x, y, w, h, fill="none", stroke="#333", sw=1, opacity=1.0):
+        self.parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}" '
+                          f'fill-opacity="{opacity}" stroke="{stroke}" stroke-width="{sw}"/>')
+
+    def text(self, x, y, s, size=12, anchor="start", weight="normal", fill="#111"):
+        s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.parts.append(f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" '
+                          f'font-weight="{weight}" fill="{fill}">{s}</text>')
+
+    def line(self, x1, y1, x2, y2, stroke="#333", sw=1.5, arrow=False):
+        marker = ' marker-end="url(#arrow)"' if arrow else ""
+        self.parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{stroke}" '
+                          f'stroke-width="{sw}"{marker}/>')
+
+    def arrow_def(self):
+        self.parts.append('<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" '
+                          'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+                          '<path d="M 0 0 L 10 5 L 0 10 z" fill="#333"/></marker></defs>')
+
+    def save(self, name):
+        with open(os.path.join(OUT, name), "w") as f:
+            f.write("\n".join(self.parts + ["</svg>"]) + "\n")
+
+
+def day04_tiling():
+    s = Svg(920, 420, "Day 04: blocks tiled over channel groups and row chunks")
+    s.arrow_def()
+    s.text(20, 28, "Day 04: the grid tiles the [rows, channels] input; each block counts one tile",
+           15, weight="bold")
+    x0, y0, cw, rh = 130, 70, 46, 26
+    for g in range(8):
+        s.text(x0 + g * cw + cw / 2, y0 - 8, f"{g * 64}-{g * 64 + 63}", 10, "middle")
+    s.text(x0 + 4 * cw, y0 - 24, "channel groups of 64 (blockIdx.x)", 12, "middle")
+    for c in range(10):
+        label = f"chunk {c}" if c < 9 else "..."
+        s.text(x0 - 6, y0 + c * rh + 17, label, 10, "end")
+        for g in range(8):
+            hot = (g == 2 and c == 3)
+            s.rect(x0 + g * cw, y0 + c * rh, cw, rh, fill="#f28e2b" if hot else "#dde6f0")
+    s.text(x0 - 6, y0 - 8, "row chunks (blockIdx.y)", 10, "end")
+    s.text(x0 + 4 * cw, y0 + 10 * rh + 22, "198 chunks x 8 groups = 1,584 blocks of 512 threads",
+           11, "middle")
+    s.text(x0 + 4 * cw, y0 + 10 * rh + 38, "(3 blocks per SM: 4 waves on 132 SMs)", 11, "middle")
+    # the block's shared histogram
+    bx, by = 580, 70
+    s.text(bx, by - 24, "block (2, 3): its shared histogram s_hist", 12, weight="bold")
+    s.text(bx, by - 8, "[64 channels][256 bins] x 4 bytes = 64 KiB", 11)
+    for ch in range(8):
+        s.rect(bx, by + ch * 22, 280, 22, fill="#fbe3cc")
+        s.text(bx - 6, by + ch * 22 + 15, f"ch {128 + ch}" if ch < 7 else "...", 10, "end")
+    s.text(bx + 140, by + 8 * 22 + 16, "bins 0 ... 255 (row of 1 KiB)", 10, "middle")
+    s.line(x0 + 2 * cw + cw, y0 + 3 * rh + rh / 2, bx - 40, by + 80, arrow=True)
+    steps = ["1. zero s_hist, barrier",
+             "2. each thread reads its channel down its rows:",
+             "   a warp reads 32 consecutive bytes of a row (coalesced);",
+             "   one shared atomicAdd per sample",
+             "3. barrier, then one global atomicAdd per non-zero",
+             "   counter into hist[channel][bin] (the other chunks",
+             "   of the same group add into the same counters)"]
+    for i, t in enumerate(steps):
+        s.text(bx, by + 8 * 22 + 44 + i * 17, t, 11)
+    s.save("day04_tiling.svg")
+
+
+def day05_padded():
+    s = Svg(1020, 400, "Day 05: the padded [64][258] shared histogram and its banks")
+    s.text(20, 28, "Day 05: channel ch's bin v sits at word ch * 257 + ch / 4 + v; its bank is that "
+           "word mod 32", 15, weight="bold")
+    s.text(20, 50, "16 lanes of a half-warp read one row's 16 words (4 channels each); on constant "
+           "data (every v equal) their byte-0 channels 0, 4, 8, ... 60 land in:", 11)
+    x0, y0 = 40, 80
+    for w in range(16):
+        ch = 4 * w
+        for b in range(4):
+            c = ch + b
+            bank = (c * 257 + c // 4) % 32
+            s.rect(x0 + w * 52, y0 + b * 30, 50, 28, fill=BANK_COLOURS[bank % 8], opacity=0.35)
+            s.text(x0 + w * 52 + 25, y0 + b * 30 + 12, f"ch {c}", 9, "middle")
+            s.text(x0 + w * 52 + 25, y0 + b * 30 + 24, f"bank {bank}", 9, "middle")
+        s.text(x0 + w * 52 + 25, y0 - 6, f"lane {w}", 9, "middle")
+    for b in range(4):
+        s.text(x0 - 6, y0 + b * 30 + 18, f"byte {b}", 9, "end")
+    s.text(x0, y0 + 4 * 30 + 22, "bank of (ch, v) = (5w + b + v) mod 32 for ch = 4w + b: the 16 "
+           "lanes of one byte position use 16 different banks, whatever v is.", 11)
+    s.text(x0, y0 + 4 * 30 + 40, "Without the padding (ch * 256 + v) all 16 would use bank "
+           "v mod 32: a 16-way conflict on constant data (exercise 2 measures it).", 11)
+    # the table
+    ty = y0 + 4 * 30 + 70
+    s.text(x0, ty, "the table: 64 rows of 258 words (256 bins, then padding); 66,048 bytes", 11,
+           weight="bold")
+    for r in range(5):
+        s.rect(x0, ty + 10 + r * 20, 640, 20, fill="#dde6f0")
+        s.rect(x0 + 640, ty + 10 + r * 20, 10, 20, fill="#bbbbbb")
+        s.text(x0 - 6, ty + 24 + r * 20, f"ch {r}" if r < 4 else "...", 9, "end")
+    s.text(x0 + 320, ty + 24, "bins 0 ... 255", 10, "middle")
+    s.text(x0 + 660, ty + 24, "+ 1 word per channel, + 1 more after every 4 channels", 10)
+    s.save("day05_padded.svg")
+
+
+def day06_layout():
+    s = Svg(1000, 580, "Day 06: the [bin][slot] histogram, the lanes' slots, and the flush")
+    s.arrow_def()
+    s.text(20, 28, "Day 06: a warp reads 128 channels of one row, 4 per lane; byte b of lane L's "
+           "word is counted at slot 32b + L", 15, weight="bold")
+    x0, y0 = 60, 70
+    s.text(x0, y0 - 14, "one row of the block's 128 channels: lane L loads the 32-bit word of "
+           "channels 4L .. 4L+3", 11)
+    for L in range(8):
+        for b in range(4):
+            s.rect(x0 + (4 * L + b) * 22, y0, 22, 22, fill=BANK_COLOURS[L % 8], opacity=0.35)
+            s.text(x0 + (4 * L + b) * 22 + 11, y0 + 15, f"{4 * L + b}", 8, "middle")
+        s.text(x0 + (4 * L + 2) * 22, y0 + 36, f"lane {L}", 9, "middle")
+    s.text(x0 + 32 * 22 + 6, y0 + 15, "... channel 127 (lane 31)", 10)
+    # histogram rows
+    hy = y0 + 80
+    s.text(x0, hy - 10, "s_hist: [256 bins][128 slots] of 4-byte counters = 128 KiB; "
+           "slot s is in bank s mod 32", 11, weight="bold")
+    for row, label in enumerate(["bin 0", "bin 1", "...", "bin v", "...", "bin 255"]):
+        for q in range(4):
+            s.rect(x0 + q * 176, hy + row * 26, 176, 26, fill="#f4f4f4")
+        s.text(x0 - 6, hy + row * 26 + 17, label, 10, "end")
+    for q in range(4):
+        s.text(x0 + q * 176 + 88, hy + 6 * 26 + 16, f"slots {32 * q}-{32 * q + 31}: byte {q}", 10,
+               "middle")
+    # the atomics of one instruction
+    ry = hy + 3 * 26
+    for L in range(32):
+        s.rect(x0 + 2 * 176 + L * 5.5, ry, 5.5, 26, fill=BANK_COLOURS[L % 8], opacity=0.8,
+               stroke="none")
+    s.text(x0 + 4 * 176 + 8, ry + 4, "one instruction on constant data (value v):", 10)
+    s.text(x0 + 4 * 176 + 8, ry + 17, "byte 2 of all 32 lanes, slots 64 + L:", 10)
+    s.text(x0 + 4 * 176 + 8, ry + 30, "banks 0..31, all different (other data:", 10)
+    s.text(x0 + 4 * 176 + 8, ry + 43, "other rows, the same 32 banks)", 10)
+    s.text(x0, hy + 6 * 26 + 40, "Lane L always uses bank L, whatever the bins are: every "
+           "warp-wide atomicAdd is conflict-free, constant data included.", 11)
+    # the transposition buffer
+    ty = hy + 6 * 26 + 80
+    s.text(x0, ty, "The flush, 64 bins at a time: s_hist[bin][slot] -> s_flush[slot][64 + 1] -> "
+           "hist[channel][bin]", 11, weight="bold")
+    s.rect(x0, ty + 12, 200, 90, fill="#f4f4f4")
+    s.text(x0 + 100, ty + 60, "[64 bins][128 slots]", 10, "middle")
+    s.rect(x0 + 300, ty + 12, 200, 90, fill="#dde6f0")
+    s.rect(x0 + 500, ty + 12, 8, 90, fill="#bbbbbb")
+    s.text(x0 + 400, ty + 52, "s_flush [128 slots][64 bins", 10, "middle")
+    s.text(x0 + 400, ty + 66, "+ 1 word of padding]", 10, "middle")
+    s.rect(x0 + 600, ty + 12, 200, 90, fill="#fbe3cc")
+    s.text(x0 + 700, ty + 52, "hist[c0 + channel][b0 + bin]", 10, "middle")
+    s.text(x0 + 700, ty + 66, "32 consecutive bins per warp", 10, "middle")
+    s.line(x0 + 205, ty + 57, x0 + 295, ty + 57, arrow=True)
+    s.line(x0 + 512, ty + 57, x0 + 595, ty + 57, arrow=True)
+    s.text(x0 + 250, ty + 120, "write: 32 lanes, 32 slots", 10, "middle")
+    s.text(x0 + 250, ty + 134, "(65 words apart: 32 banks)", 10, "middle")
+    s.text(x0 + 555, ty + 120, "read slot-major;", 10, "middle")
+    s.text(x0 + 555, ty + 134, "atomicAdd of non-zero", 10, "middle")
+    s.save("day06_layout.svg")
+
+
+if __name__ == "__main__":
+    day04_tiling()
+    day05_padded()
+    day06_layout()
