@@ -246,8 +246,10 @@ def main():
                 sys.exit(1)
     gpu = subprocess.run("nvidia-smi --query-gpu=name --format=csv,noheader", shell=True,
                          stdout=subprocess.PIPE, text=True).stdout.strip() or "no GPU"
-    commit = subprocess.run("git rev-parse --short HEAD", cwd=ROOT, shell=True,
-                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    # a copied tree may carry a stale .git: COURSE_COMMIT names the commit that was copied
+    commit = os.environ.get("COURSE_COMMIT") or subprocess.run(
+        "git rev-parse --short HEAD", cwd=ROOT, shell=True, stdout=subprocess.PIPE,
+        text=True).stdout.strip()
     for name, runs in exercises.items():
         lines = [f"# {name}: measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {gpu}, "
                  f"course {commit}, by docs/answers/exercises.py"]
