@@ -41,8 +41,9 @@ struct channel_sample {
     }
 };
 
-/** @brief The iterators over the samples of a group and of one channel. */
+/** @brief The iterator over the samples of a 4-channel group. */
 typedef thrust::transform_iterator<group_sample, thrust::counting_iterator<int64_t>> group_iter;
+/** @brief The iterator over the samples of one channel. */
 typedef thrust::transform_iterator<channel_sample, thrust::counting_iterator<int64_t>> channel_iter;
 
 /** @brief The level array (bins + 1 ints) after the temporary storage, 256-byte aligned. */
