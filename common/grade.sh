@@ -1,9 +1,11 @@
 #!/bin/sh
 # grade.sh FILE...: one table of points from the verdicts the lesson tests wrote (make grade).
 #
-# Each lesson is worth 100 points: 60 for correctness, shared equally by its implementations (an
+# Each lesson is worth 100 points, shared by its graded implementations: those with a target
+# (hist_impl::target > 0; the given ones, cpu_reference and the library baseline gpu_cub, have
+# none and are listed without points). 60 points for correctness, shared equally (an
 # implementation earns its share when it is written and exact on every case of its test), and 40
-# for performance, shared equally by the implementations with a target (hist_impl::target). As in
+# for performance, shared equally. As in
 # Stanford CS149's grading, an exact implementation earns its full performance share within 1.2x
 # of the target time (measured >= target / 1.2), and a share scaled by the ratio below that; a
 # wrong one earns none. GPU implementations tested on a machine without a GPU are not graded
@@ -26,7 +28,12 @@ END {
         lesson = lessons[l]; n = count[lesson]; earned = 0; max = 0
         for (i = 1; i <= n; ++i) {
             key = lesson SUBSEP i
-            c_share = 60 / n; p_share = target[key] > 0 ? 40 / graded[lesson] : 0
+            if (target[key] <= 0) {
+                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \
+                       status[key] == "exact" ? "exact" : status[key], "given code: not graded", "-"
+                continue
+            }
+            c_share = 60 / graded[lesson]; p_share = 40 / graded[lesson]
             if (status[key] == "no-gpu" || status[key] == "-") {
                 ungraded += c_share + p_share
                 printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \

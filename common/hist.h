@@ -166,8 +166,9 @@ typedef struct hist_impl {
     hist_fn run; /**< the implementation */
     /** The performance target `make test` grades against on the main preset: for a device entry
      *  the share of the read-only floor measured in the same run (0.40: 40% of the floor's
-     *  speed), for a host entry the speed-up over cpu_reference per worker thread; 0: timed, not
-     *  graded. Fractions of a measured floor, so they hold on any GPU. */
+     *  speed), for a host entry the speed-up over cpu_reference per worker thread; 0: given code
+     *  (the reference, a library baseline), timed but not graded. Fractions of a measured floor,
+     *  so they hold on any GPU. */
     double target;
 } hist_impl;
 

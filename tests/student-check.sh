@@ -2,7 +2,8 @@
 # student-check.sh: CI's check of the student edition (instructor edition only).
 #
 # Generates the student edition (make student) into a temporary folder, builds it (warnings are
-# errors there too), runs its make test and checks that it fails exactly on the unwritten parts:
+# errors there too) and its notes (make docs), runs its make test and checks that it fails exactly
+# on the unwritten parts:
 #  - every failing test says "not written yet", and nothing else fails;
 #  - the unwritten parts the tests name are exactly tests/student-expected.txt (so a region left
 #    unmarked, or marked by mistake, is caught), and every lesson has something to write;
@@ -26,6 +27,8 @@ grep -rl '// SOLUTION ' "$dir" --include='*.c' --include='*.cu' --include='*.cuh
 
 (cd "$dir" && make -s -j"$(nproc)" all >"$work/build.txt" 2>&1) ||
     { cat "$work/build.txt"; fail "the student edition does not build"; }
+(cd "$dir" && make docs >"$work/docs.txt" 2>&1) ||
+    { tail -20 "$work/docs.txt"; fail "the student edition's notes (make docs) do not build"; }
 if (cd "$dir" && make test >"$work/test.txt" 2>&1); then
     fail "the student edition's make test passed: nothing left to write?"
 fi
