@@ -228,6 +228,8 @@ docs:
 	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
 	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
 	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
+	@# links to sources and data files made to work, then every link and anchor checked
+	common/docs-links.sh docs/html
 	@echo "open docs/html/index.html"
 
 # libFuzzer on the .npy reader for FUZZ_SECONDS (crashes are kept in tests/fuzz/regressions/,

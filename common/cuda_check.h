@@ -12,7 +12,7 @@
 
 /**
  * @brief Run a CUDA call; on failure return HIST_ERR_CUDA from the enclosing function, with
- *        `file:line: call: message` in hist_last_error().
+ *        `SOURCE:LINE: call: message` in hist_last_error().
  */
 #define HIST_CUDA_TRY(call)                                                                        \
     do {                                                                                           \
@@ -24,7 +24,7 @@
 
 /**
  * @brief Check the launch of @p kernel_name that just happened (bad configuration, too much shared
- *        memory): on failure return HIST_ERR_CUDA with `launching NAME (file:line): message`.
+ *        memory): on failure return HIST_ERR_CUDA with `launching NAME (SOURCE:LINE): message`.
  */
 #define HIST_CUDA_TRY_LAUNCH(kernel_name)                                                          \
     do {                                                                                           \
