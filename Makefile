@@ -218,17 +218,21 @@ docs:
 	@common/ensure-deps.sh doxygen
 	@common/check-refs.sh README.md docs/*.md common/*.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html
+	common/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
 	@# Doxygen cannot resolve the READMEs' links to each other under a path with a space: there,
 	@# it runs on a copy of its inputs in a folder without one, and the HTML is moved back
 	@set -e; inputs="README.md docs common tests $(ALL_LESSONS)"; dir=.; \
-	  case "$(CURDIR)" in *" "*) dir=$$(mktemp -d); cp -r $$inputs "$$dir/"; rm -rf "$$dir/docs/html";; esac; \
+	  case "$(CURDIR)" in *" "*) dir=$$(mktemp -d); cp -r $$inputs "$$dir/"; rm -rf "$$dir/docs/html"; \
+	    mkdir -p "$$dir/build/docs"; cp build/docs/EXERCISES.md "$$dir/build/docs/";; esac; \
 	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md common tests $(ALL_LESSONS))"; \
 	  (cd "$$dir" && { cat docs/Doxyfile; \
-	    echo "INPUT = README.md docs/DAY00.md docs/SOURCES.md common tests $(ALL_LESSONS)"; } | doxygen -); \
+	    echo "INPUT = README.md docs/DAY00.md docs/SOURCES.md build/docs/EXERCISES.md common tests $(ALL_LESSONS)"; } | doxygen -); \
 	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
 	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
 	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
-	@# links to sources and data files made to work, then every link and anchor checked
+	@# previous / next links on the lesson pages; links to sources and data files made to work,
+	@# then every link and anchor checked
+	common/docs-nav.sh docs/html $(ALL_LESSONS)
 	common/docs-links.sh docs/html
 	@echo "open docs/html/index.html"
 
