@@ -68,15 +68,9 @@ const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
     return impl->unsupported ? impl->unsupported(p, dev) : NULL;
 }
 
-static const char *unsupported_reason(const hist_impl *impl, const hist_problem *p,
-                                      const hist_device *dev) {
-    return hist_impl_unsupported(impl, p, dev);
-}
-
-/* Time a host implementation: poison, run, repeat; host clock. */
-static hist_status time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
-                             uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
-                             int progress) {
+hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
+                           uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
+                           int progress) {
     const size_t hist_bytes = (size_t)hist_counters(p) * sizeof(uint32_t);
     const size_t ws_bytes = workspace_of(impl, p, NULL);
     void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
@@ -111,7 +105,7 @@ static hist_status time_host(const hist_impl *impl, const hist_problem *p, const
 hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
                           const uint8_t *samples, uint32_t *hist, int threads) {
     if (impl->where == HIST_HOST)
-        return time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
+        return hist_time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
     if (!dev)
         return hist_fail(HIST_ERR_NO_DEVICE, "%s needs a CUDA device", impl->name);
     hist_gpu *g = NULL;
@@ -311,7 +305,7 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             else
                 snprintf(no_gpu, sizeof no_gpu, "%s", hist_last_error());
         }
-        if (device && !unsupported_reason(&impls[i], &p, device)) {
+        if (device && !hist_impl_unsupported(&impls[i], &p, device)) {
             size_t w = workspace_of(&impls[i], &p, device);
             workspace = w > workspace ? w : workspace;
         }
@@ -364,7 +358,7 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         hist_result *r = &st.results[n++];
         r->impl = impl;
         /* constraints first: they hold or not whatever the machine */
-        const char *why = unsupported_reason(impl, &p, device);
+        const char *why = hist_impl_unsupported(impl, &p, device);
         const int for_want_of_gpu = !why && impl->where == HIST_DEVICE && !device;
         if (for_want_of_gpu)
             why = no_gpu;
@@ -375,8 +369,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             continue;
         }
         if (impl->where == HIST_HOST) {
-            s = time_host(impl, &p, st.samples, st.got, o->threads, o->warmup, o->reps, &r->time,
-                          progress);
+            s = hist_time_host(impl, &p, st.samples, st.got, o->threads, o->warmup, o->reps,
+                               &r->time, progress);
         } else {
             s = hist_gpu_time_impl(st.gpu, impl, o->warmup, o->reps, &r->time, &r->e2e, st.got,
                                    progress);

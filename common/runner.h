@@ -81,6 +81,16 @@ hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const h
  */
 int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
 
+/**
+ * @brief Time a host implementation the way the runner does: the output poisoned before each
+ *        call (an implementation must zero its own), @p warmup untimed calls, then @p reps timed
+ *        ones on the host clock (reps 0: one untimed call); median and minimum in @p out (may be
+ *        NULL). @p progress: show the repetitions on stderr.
+ */
+hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
+                           uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
+                           int progress);
+
 /** @brief A block of code a student has still to write (common/student.sh): the build lists
  *         every `// TODO(student) name [impl ...]:` line of the sources in hist_todos[]. */
 typedef struct hist_todo {

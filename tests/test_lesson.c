@@ -161,17 +161,10 @@ static void test_performance(void **state) {
                           reference_us);
         }
         if (strcmp(impl->name, "cpu_reference") == 0)
-            continue;                 /* just timed: the yardstick of the others */
-        double median = reference_us; /* cpu_reference is the loop just timed */
-        if (strcmp(impl->name, "cpu_reference") != 0) {
-            double t[3];
-            for (int k = 0; k < 3; ++k) {
-                const double t0 = hist_now_us();
-                assert_int_equal(hist_run_once(impl, NULL, p, samples, out, threads), HIST_OK);
-                t[k] = hist_now_us() - t0;
-            }
-            median = hist_stats_of(t, 3).median_us;
-        }
+            continue; /* just timed: the yardstick of the others */
+        hist_stats t;
+        assert_int_equal(hist_time_host(impl, p, samples, out, threads, 1, 3, &t, 0), HIST_OK);
+        const double median = t.median_us;
         grades[i].measured = reference_us / median / threads;
         char of_what[64];
         snprintf(of_what, sizeof of_what, "of cpu_reference's speed per thread (%d threads)",
