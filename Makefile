@@ -145,7 +145,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
 
 # ---- the goals ----
 
-.PHONY: answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
+.PHONY: measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -205,6 +205,14 @@ plot:
 lessons-table:
 	common/lessons-table.sh README.md docs/data/h100_main_uniform.csv $(ALL_LESSONS)
 
+# Every measured table and figure of the READMEs, from the data kept in docs/data (common/tables.py
+# says how a README marks them); with the lesson table above. `make measure` on a lab GPU, then
+# `make tables`, refreshes them all; CI runs it and fails if the READMEs differ from docs/data.
+TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md)
+tables: lessons-table
+	@common/ensure-deps.sh python3
+	python3 common/tables.py $(TABLE_PAGES)
+
 # clang-format (.clang-format) over every C and CUDA source; CI runs format-check
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null)
 format:
@@ -212,29 +220,34 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files clean"
 
-# The instructors' notes: Doxygen HTML in docs/html (warnings fail the build); every lesson folder
-# is an input.
+# The instructors' notes: Doxygen HTML in docs/html (warnings fail the build, an undocumented
+# parameter included); every lesson folder is an input, with pages made here in build/docs: the
+# Lessons page, the Exercises page and one results page per GPU with kept data (DATA_TAGS).
+DATA_TAGS := $(sort $(patsubst docs/data/%_main_uniform.csv,%,$(wildcard docs/data/*_main_uniform.csv)))
 docs:
-	@common/ensure-deps.sh doxygen
+	@common/ensure-deps.sh doxygen python3
 	@common/check-refs.sh README.md docs/*.md common/*.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
-	rm -rf docs/html
+	rm -rf docs/html build/docs
 	common/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
+	@set -e; for tag in $(DATA_TAGS); do python3 common/tables.py --results-page $$tag build/docs/RESULTS_$$tag.md; done
+	common/lessons-page.sh build/docs/LESSONS.md "$(DATA_TAGS)" $(ALL_LESSONS)
 	@# Doxygen cannot resolve the READMEs' links to each other under a path with a space: there,
 	@# it runs on a copy of its inputs in a folder without one, and the HTML is moved back
 	@set -e; inputs="README.md docs common tests $(ALL_LESSONS)"; dir=.; \
 	  case "$(CURDIR)" in *" "*) dir=$$(mktemp -d); cp -r $$inputs "$$dir/"; rm -rf "$$dir/docs/html"; \
-	    mkdir -p "$$dir/build/docs"; cp build/docs/EXERCISES.md "$$dir/build/docs/";; esac; \
-	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md common tests $(ALL_LESSONS))"; \
+	    mkdir -p "$$dir/build"; cp -r build/docs "$$dir/build/";; esac; \
+	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md build/docs/*.md common tests $(ALL_LESSONS))"; \
 	  (cd "$$dir" && { cat docs/Doxyfile; \
-	    echo "INPUT = README.md docs/DAY00.md docs/SOURCES.md build/docs/EXERCISES.md common tests $(ALL_LESSONS)"; } | doxygen -); \
+	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md common tests $(ALL_LESSONS)"; } | doxygen -); \
 	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
 	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
 	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
-	@# previous / next links on the lesson pages; links to sources and data files made to work,
-	@# then every link and anchor checked
+	@# previous / next links and the links to the lesson's code on the lesson pages, a link back
+	@# to the lesson on its code pages; links to sources and data files made to work, then every
+	@# link and anchor checked
 	common/docs-nav.sh docs/html $(ALL_LESSONS)
 	common/docs-links.sh docs/html
-	@echo "open docs/html/index.html"
+	@echo "open docs/html/index.html (print a lesson page for its printable form)"
 
 # libFuzzer on the .npy reader for FUZZ_SECONDS (crashes are kept in tests/fuzz/regressions/,
 # which test_harness replays on every make test)
@@ -279,6 +292,16 @@ profile: $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)))
 	    > $(BUILD)/$$l/profile-run.txt; \
 	  awk -f common/profile.awk $(BUILD)/$$l/profile.csv | tee $(BUILD)/$$l/profile.txt; done
 
+print-profile-metrics:
+	@echo "$(PROFILE_METRICS)"
+
+# Every measurement the READMEs quote, on this machine's GPU, kept in docs/data as TAG_* files
+# (common/measure.sh; MEASURE_STEPS="runs profile probe sweep triton demo" picks some); then
+# `make tables` rewrites the READMEs' tables and figures from them.
+MEASURE_DIR ?= docs/data
+measure: all
+	common/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"
+
 # The student edition (common/student.sh): every SOLUTION region of the sources replaced by a
 # TODO block, the answer keys and other instructor-only files left out.
 STUDENT_DIR ?= $(abspath $(CURDIR)/../$(notdir $(CURDIR))-student)
@@ -300,7 +323,8 @@ help:
 	@echo "              (REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)"
 	@echo "make docs     the instructors' notes: Doxygen HTML in docs/html"
 	@echo "make plot     the charts in docs/images from the newest results (gnuplot)"
-	@echo "make lessons-table  README.md's lesson table from the lesson folders and docs/data"
+	@echo "make measure every measurement the READMEs quote, kept in docs/data (on a lab GPU)"
+	@echo "make tables  every measured table and figure of the READMEs, from docs/data"
 	@echo "make sweep    small-binned at growing sizes: where each GPU lesson overtakes the CPU"
 	@echo "make fuzz     libFuzzer on the .npy reader for FUZZ_SECONDS (default 60)"
 	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"

@@ -203,6 +203,15 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.require_gpu = seen[OPT_REQUIRE_GPU];
     o.list = seen[OPT_LIST];
     o.help = seen[OPT_HELP];
+    /* the command line as typed, for the results' provenance: commas and quotes would break the
+       CSV's columns, so they become ';' and '\'' */
+    size_t used = 0;
+    for (int i = 0; i < argc && used + 1 < sizeof o.command; ++i)
+        used += (size_t)snprintf(o.command + used, sizeof o.command - used, "%s%s", i ? " " : "",
+                                 argv[i]);
+    for (char *c = o.command; *c; ++c)
+        if (*c == ',' || *c == '"' || *c == '\n')
+            *c = *c == '"' ? '\'' : ';';
     if (hist_preset(o.preset, &o.data) != HIST_OK)
         return HIST_ERR_USAGE;
 

@@ -16,7 +16,12 @@
 extern "C" {
 #endif
 
-/** @brief Output number @p index of splitmix64 seeded with @p seed (a counter-based generator). */
+/**
+ * @brief Output number @p index of splitmix64 seeded with @p seed (a counter-based generator).
+ * @param seed the stream's seed
+ * @param index which output of the stream
+ * @return the 64-bit output
+ */
 uint64_t hist_splitmix64(uint64_t seed, uint64_t index);
 
 /** @brief The kinds of data `--dist` can ask for. */
@@ -45,25 +50,39 @@ typedef struct hist_dataset {
 /**
  * @brief Parse a `--dist` value: `uniform`, `contention:P`, `constant`, `runs:L`.
  * @return HIST_OK, or HIST_ERR_USAGE with the reason in hist_last_error().
+ * @param text the `--dist` value
+ * @param out the distribution
  */
 hist_status hist_dist_parse(const char *text, hist_dist *out);
 
-/** @brief Write a distribution back as text (`contention:90`) into @p buf. */
+/**
+ * @brief Write a distribution back as text (`contention:90`) into @p buf.
+ * @param buf where the text goes
+ * @param len the size of @p buf
+ * @param d the distribution
+ */
 void hist_dist_format(hist_dist d, char *buf, size_t len);
 
 /**
  * @brief Look up a preset by name (`main`, `small-binned`).
  * @return HIST_OK, or HIST_ERR_USAGE naming the presets that exist.
+ * @param name the preset's name
+ * @param out its dataset
  */
 hist_status hist_preset(const char *name, hist_dataset *out);
 
 /** @brief The value every sample takes under `constant` and the replaced share under
- *  `contention:P`: drawn from the seed, within `[vmin, vmax]`. */
+ *  `contention:P`: drawn from the seed, within `[vmin, vmax]`.
+ * @param d the dataset
+ * @return the byte value
+ */
 uint8_t hist_hot_value(const hist_dataset *d);
 
 /**
  * @brief Fill `samples[rows * channels]` with the dataset @p d describes.
  * @return HIST_OK or HIST_ERR_USAGE (invalid parameters).
+ * @param samples `rows * channels` bytes to fill
+ * @param d the dataset
  */
 hist_status hist_generate(const hist_dataset *d, uint8_t *samples);
 

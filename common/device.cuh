@@ -11,17 +11,28 @@
 /**
  * @brief The bin of byte value @p v under @p m, or -1 if @p v is outside `[lo, hi]`
  *        (one subtract, one compare, one multiply, one shift: no division).
+ * @param v the byte value
+ * @param m the binning, as a bin map
+ * @return the bin, or -1
  */
 __device__ __forceinline__ int hist_bin_of(unsigned v, hist_bin_map m) {
     const unsigned offset = v - m.lo; /* wraps to a large value below lo */
     return offset <= m.span ? (int)((offset * m.magic) >> 16) : -1;
 }
 
-/** @brief A 16-byte load folded to one word by XOR. */
+/**
+ * @brief A 16-byte load folded to one word by XOR.
+ * @param v a 16-byte load
+ * @return the XOR of its four words
+ */
 __device__ __forceinline__ uint32_t hist_fold(uint4 v) {
     return v.x ^ v.y ^ v.z ^ v.w;
 }
-/** @brief A 4-byte load as it is. */
+/**
+ * @brief A 4-byte load as it is.
+ * @param v a 4-byte load
+ * @return @p v
+ */
 __device__ __forceinline__ uint32_t hist_fold(uint32_t v) {
     return v;
 }
@@ -34,6 +45,7 @@ __device__ __forceinline__ uint32_t hist_fold(uint32_t v) {
  * @tparam UNROLL  loads in flight per thread
  * @param data  the elements
  * @param n     how many
+ * @return the XOR of every element this thread read
  */
 template <typename T, int UNROLL>
 __device__ __forceinline__ uint32_t hist_stream_xor(const T *__restrict__ data, size_t n) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ensure-deps.sh NAME...: make sure a tool the course needs is here (cmocka, doxygen, gnuplot,
-# fuzzer: clang with libFuzzer).
+# fuzzer: clang with libFuzzer, python3 for make tables).
 # Installs it with apt-get when running as root; otherwise stops with the exact command to run.
 set -eu
 
@@ -11,6 +11,7 @@ have() {
             ${CC:-cc} -x c - -lcmocka -o /dev/null 2>/dev/null ;;
     doxygen) command -v doxygen >/dev/null 2>&1 && command -v dot >/dev/null 2>&1 ;;
     gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
+    python3) command -v python3 >/dev/null 2>&1 ;;
     fuzzer)
         printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
             clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null ;;
@@ -23,6 +24,7 @@ packages() {
     cmocka) echo libcmocka-dev ;;
     doxygen) echo doxygen graphviz ;;
     gnuplot) echo gnuplot-nox ;;
+    python3) echo python3 ;;
     fuzzer) echo clang ;;
     esac
 }

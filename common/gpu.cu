@@ -374,7 +374,10 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
     return s;
 }
 
-/** @brief Spin one thread for @p ns nanoseconds of the global timer (tests of the event timer). */
+/**
+ * @brief Spin one thread for @p ns nanoseconds of the global timer (tests of the event timer).
+ * @param ns nanoseconds to spin
+ */
 __global__ void spin_kernel(unsigned long long ns) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));

@@ -19,6 +19,7 @@ extern "C" {
  * @brief Find the CUDA device to use (device 0) and read its properties.
  * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason (no driver, no device) in
  *         hist_last_error(); the runner then skips GPU work instead of failing.
+ * @param dev filled with the device's properties
  */
 hist_status hist_device_open(hist_device *dev);
 
@@ -40,7 +41,10 @@ typedef struct hist_gpu hist_gpu;
 hist_status hist_gpu_create(hist_gpu **out, const hist_device *dev, const hist_problem *p,
                             const uint8_t *h_samples, size_t workspace_bytes);
 
-/** @brief Free a session (NULL is fine). */
+/**
+ * @brief Free a session (NULL is fine).
+ * @param g the session
+ */
 void hist_gpu_destroy(hist_gpu *g);
 
 /**
@@ -61,12 +65,19 @@ hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *o
  *        every kernel (and like CS149's harness: after a write that leaves the L2 dirty); this is
  *        the hardware's limit for reading the input once.
  * @return HIST_OK or HIST_ERR_CUDA.
+ * @param g the session (its input is read)
+ * @param warmup untimed runs first
+ * @param reps timed runs
+ * @param out their median and minimum
  */
 hist_status hist_gpu_time_floor_clean(hist_gpu *g, int warmup, int reps, hist_stats *out);
 
 /**
  * @brief The floor kernel's checksum: the XOR of the input read as little-endian 32-bit words
  *        (zero-padded to 16 bytes), so a test can prove it read every byte.
+ * @param g the session
+ * @param checksum the XOR
+ * @return HIST_OK, or the CUDA error
  */
 hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum);
 
@@ -109,6 +120,9 @@ hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch, 
 /**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.
  * @return HIST_OK or HIST_ERR_CUDA; @p elapsed_us gets the event-measured time.
+ * @param dev the device
+ * @param sleep_us how long the kernel spins
+ * @param elapsed_us what the events measured
  */
 hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_us, double *elapsed_us);
 

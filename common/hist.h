@@ -93,6 +93,7 @@ static inline uint64_t hist_counters(const hist_problem *p) {
 /**
  * @brief Check a problem: binning valid, shape within the limits, counts cannot overflow.
  * @return HIST_OK, or HIST_ERR_USAGE with the reason in hist_last_error().
+ * @param p the problem
  */
 hist_status hist_problem_validate(const hist_problem *p);
 
@@ -171,16 +172,23 @@ typedef struct hist_impl {
      *  solutions on an H100; a fraction of a measured floor follows the GPU's memory bandwidth,
      *  so kernels not yet memory-bound reach less of it on a GPU with more bandwidth per SM. */
     double target;
+    /** 1: a library call shown for comparison (day 02's CUB baseline), not a lesson's own
+     *  kernel: left out of the next lesson's "vs prev" column. 0 (left out of the initializer):
+     *  the lesson's own. */
+    int library;
 } hist_impl;
 
 /**
  * @brief The last error message set by library code in this thread ("" if none).
+ * @return the message, never NULL
  */
 const char *hist_last_error(void);
 
 /**
  * @brief Set the message that hist_last_error() returns, printf-style.
  * @return @p status, so that `return hist_fail(HIST_ERR_IO, "...")` reads well.
+ * @param status the status to return
+ * @param fmt printf format of the message
  */
 hist_status hist_fail(hist_status status, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -189,7 +197,10 @@ hist_status hist_fail(hist_status status, const char *fmt, ...)
     ;
 
 /** @brief The exit status for a status code: 0, 1 (mismatch), 2 (usage), 3 (runtime) or 4 (an
- *         implementation named with --impl could not run). */
+ *         implementation named with --impl could not run).
+ * @param status the status
+ * @return the exit status
+ */
 int hist_exit_code(hist_status status);
 
 #ifdef __cplusplus

@@ -30,6 +30,9 @@ typedef struct hist_npy_header {
 /**
  * @brief Parse the header at the start of @p buf (the first @p len bytes of a file).
  * @return HIST_OK, or HIST_ERR_FORMAT with the reason in hist_last_error().
+ * @param buf the first bytes of the file
+ * @param len how many
+ * @param out the header
  */
 hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_header *out);
 
@@ -55,6 +58,10 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
  * The data goes to a temporary file in the same folder that is renamed over @p path only once
  * complete, so @p path never holds a partial file.
  * @return HIST_OK or HIST_ERR_IO with a message.
+ * @param path the file
+ * @param data `rows * cols` counters
+ * @param rows rows
+ * @param cols columns
  */
 hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t rows,
                                uint64_t cols);
@@ -62,6 +69,10 @@ hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t 
 /**
  * @brief Write a `[rows, cols]` uint8 array, atomically (used to save generated datasets).
  * @return HIST_OK or HIST_ERR_IO with a message.
+ * @param path the file
+ * @param data `rows * cols` bytes
+ * @param rows rows
+ * @param cols columns
  */
 hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t rows, uint64_t cols);
 
@@ -69,11 +80,24 @@ hist_status hist_npy_write_u8(const char *path, const uint8_t *data, uint64_t ro
  * @brief Write a `[rows, cols]` uint32 array into a temporary file beside @p path, closed but not
  *        yet renamed: hist_outfile_commit() makes it @p path, hist_outfile_discard() drops it.
  * @return HIST_OK or HIST_ERR_IO with the system's cause (nothing is left behind then).
+ * @param o the staged file (hist_outfile_commit() puts it in place)
+ * @param path the destination
+ * @param data `rows * cols` counters
+ * @param rows rows
+ * @param cols columns
  */
 hist_status hist_npy_stage_u32(hist_outfile *o, const char *path, const uint32_t *data,
                                uint64_t rows, uint64_t cols);
 
-/** @brief hist_npy_stage_u32() for a uint8 array (a saved dataset). */
+/**
+ * @brief hist_npy_stage_u32() for a uint8 array (a saved dataset).
+ * @param o the staged file
+ * @param path the destination
+ * @param data `rows * cols` bytes
+ * @param rows rows
+ * @param cols columns
+ * @return HIST_OK, or HIST_ERR_IO
+ */
 hist_status hist_npy_stage_u8(hist_outfile *o, const char *path, const uint8_t *data, uint64_t rows,
                               uint64_t cols);
 

@@ -28,12 +28,17 @@ typedef struct hist_outfile {
 /**
  * @brief Check that @p path may be written: it does not exist, or it is a regular file.
  * @return HIST_OK, or HIST_ERR_USAGE naming @p option and the kind of file found.
+ * @param option the option's name, for the message
+ * @param path the destination
  */
 hist_status hist_outfile_check(const char *option, const char *path);
 
 /**
  * @brief Whether two paths name the same file (the same inode, or, for files that do not exist
  *        yet, the same name in the same folder).
+ * @param a a path
+ * @param b another path
+ * @return 1 when they are the same file, else 0
  */
 int hist_same_file(const char *a, const char *b);
 
@@ -41,22 +46,29 @@ int hist_same_file(const char *a, const char *b);
  * @brief Create the temporary file beside @p path, open for writing, and register it for removal
  *        on SIGINT, SIGTERM and SIGHUP.
  * @return HIST_OK, or HIST_ERR_IO with the system's cause.
+ * @param o the file to stage
+ * @param path the destination
  */
 hist_status hist_outfile_open(hist_outfile *o, const char *path);
 
 /**
  * @brief Flush, sync and close the temporary file (it stays until commit or discard).
  * @return HIST_OK, or HIST_ERR_IO with the system's cause (the temporary file is then removed).
+ * @param o the staged file
  */
 hist_status hist_outfile_close(hist_outfile *o);
 
 /**
  * @brief Rename the closed temporary file over the destination.
  * @return HIST_OK, or HIST_ERR_IO with the system's cause (the temporary file is then removed).
+ * @param o the staged file
  */
 hist_status hist_outfile_commit(hist_outfile *o);
 
-/** @brief Close and remove the temporary file, if any (safe to call twice). */
+/**
+ * @brief Close and remove the temporary file, if any (safe to call twice).
+ * @param o the staged file
+ */
 void hist_outfile_discard(hist_outfile *o);
 
 #ifdef __cplusplus

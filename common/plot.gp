@@ -9,9 +9,15 @@ if (!exists("outdir")) outdir = "docs/images"
 
 stats progression using (column("median_us")) nooutput
 n = STATS_records
+tmax = STATS_max * 1e-6
 stats progression using (column("floor_median_us")) nooutput
 floor_us = STATS_max
 gpu = system(sprintf("awk -F, 'NR==2{for(i=1;i<=NF;i++) if(h[i]==\"gpu\") print $i} NR==1{for(i=1;i<=NF;i++) h[i]=$i}' '%s'", progression))
+
+# The bars grouped by lesson: awk gives each row its x position (a gap of one bar between
+# lessons) and writes one label per lesson at the middle of its group.
+bars = sprintf("< awk -F, 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} {if ($c[\"lesson\"] != last) {g++; last = $c[\"lesson\"]}; x = NR - 2 + g - 1; ok = $c[\"status\"] == \"ran\"; t = ok ? $c[\"median_us\"] * 1e-6 : \"NaN\"; host = $c[\"where\"] == \"host\"; pct = (ok && !host) ? sprintf(\"%%.0f%%%%\", $c[\"pct_of_floor\"]) : \"\"; print x, (host ? t : \"NaN\"), (host ? \"NaN\" : t), $c[\"implementation\"], (pct == \"\" ? \"-\" : pct)}' '%s'", progression)
+groups = sprintf("< awk -F, 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} {l = $c[\"lesson\"]; if (l != last) {g++; last = l; name[g] = l; first[g] = NR - 2 + g - 1}; end[g] = NR - 2 + g - 1} END {for (k = 1; k <= g; k++) print (first[k] + end[k]) / 2, substr(name[k], 1, 5), first[k] - 1}' '%s'", progression)
 
 set style data boxes
 set style fill solid 0.75 border -1
@@ -19,28 +25,36 @@ set boxwidth 0.7
 set logscale y 10
 set format y "%.0s %cs"
 set ylabel "median time per call (log scale)"
+set xlabel "implementation, grouped by lesson (dayNN above each group)"
 set xtics rotate by -40 left font ",9" nomirror
 set ytics nomirror
 set grid ytics
-set key top right
+set key at graph 0.98, graph 0.8 right top box opaque
 set title sprintf("The progression on %s: main preset (1,048,576 x 512 bytes), uniform", gpu)
-set bmargin 9
+set bmargin 12
+set tmargin 3
 set rmargin 6
-time_s(c) = strcol("status") eq "ran" ? column("median_us") * 1e-6 : NaN
-host_s(c) = strcol("where") eq "host" ? time_s(c) : NaN
-device_s(c) = strcol("where") eq "device" ? time_s(c) : NaN
-pct_label(c) = (strcol("status") eq "ran" && strcol("where") eq "device") ? sprintf("%.0f%%", column("pct_of_floor")) : ""
+set datafile separator whitespace
+unset datafile columnheaders
+ylo = floor_us * 1e-6 / 2
+yhi = tmax * 12
+set yrange [ylo:yhi]
 
 do for [fmt in "svg png"] {
-    if (fmt eq "svg") { set terminal svg size 960,620 dynamic font "Helvetica,12" background "white" noenhanced }
-    if (fmt eq "png") { set terminal pngcairo size 960,620 font "Helvetica,11" background "white" noenhanced }
+    if (fmt eq "svg") { set terminal svg size 1000,640 dynamic font "Helvetica,12" background "white" noenhanced }
+    if (fmt eq "png") { set terminal pngcairo size 1000,640 font "Helvetica,11" background "white" noenhanced }
     set output sprintf("%s/progression.%s", outdir, fmt)
-    plot progression using 0:(host_s(0)):xtic(strcol("implementation")) title "CPU" lc rgb "#8c8c8c", \
-         progression using 0:(device_s(0)) title "GPU" lc rgb "#3b7dd8", \
-         progression using 0:(device_s(0) * 1.35):(pct_label(0)) with labels font ",9" notitle, \
+    plot bars using 1:2:xtic(4) title "CPU" lc rgb "#8c8c8c", \
+         bars using 1:3 title "GPU" lc rgb "#3b7dd8", \
+         bars using 1:($3 * 1.35):(stringcolumn(5) eq "-" ? "" : stringcolumn(5)) with labels font ",9" notitle, \
+         groups using 1:(tmax * 5):2 with labels font ",10" textcolor rgb "#444444" notitle, \
+         groups using 3:(ylo):(0):(yhi - ylo) with vectors nohead dt 3 lc rgb "#999999" notitle, \
          floor_us * 1e-6 with lines dt 2 lw 2 lc rgb "#d62728" title sprintf("read-only floor %.1f us (bars: %% of floor)", floor_us)
     unset output
 }
+set autoscale y
+unset yrange
+unset xlabel
 
 if (exists("sweep")) {
     unset xtics
@@ -52,18 +66,26 @@ if (exists("sweep")) {
     set xlabel "rows (small-binned: 1 channel, 5 bins of 20 over 1..100)"
     set ylabel "median time (log scale)"
     set bmargin 4
-    set key top left font ",9"
-    set title "The 1-D lesson's question: from what size does the GPU win? (GPU: end to end, copies included)"
+    set tmargin 4
+    set rmargin
+    set key outside right top vertical font ",9"
+    set title "The 1-D lesson's question: from what size does the GPU win? (GPU: end to end, copies included)\nDays 05 and 06 count the byte histogram only: this binning skips them."
+    set autoscale xfix
+    set offsets 0, 0, 0, 0
+    colours = "#000000 #1f77b4 #d62728 #2ca02c #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22"
     impls = system(sprintf("awk -F, 'NR==1{for(i=1;i<=NF;i++){if($i==\"implementation\") k=i; if($i==\"status\") st=i}; next} $st==\"ran\" && !s[$k]++{printf \"%%s \", $k}' '%s'", sweep))
     # one series per implementation: "rows seconds" lines, in row order, from awk
     series(impl) = sprintf("< awk -F, -v impl=%s 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $c[\"implementation\"]==impl && $c[\"status\"]==\"ran\" {t = ($c[\"where\"]==\"device\") ? $c[\"e2e_median_us\"] : $c[\"median_us\"]; print $c[\"rows\"], t * 1e-6}' '%s' | sort -n", impl, sweep)
     set datafile separator whitespace
     unset datafile columnheaders
     do for [fmt in "svg png"] {
-        if (fmt eq "svg") { set terminal svg size 960,580 dynamic font "Helvetica,12" background "white" noenhanced }
-        if (fmt eq "png") { set terminal pngcairo size 960,580 font "Helvetica,11" background "white" noenhanced }
+        if (fmt eq "svg") { set terminal svg size 1060,580 dynamic font "Helvetica,12" background "white" noenhanced }
+        if (fmt eq "png") { set terminal pngcairo size 1060,580 font "Helvetica,11" background "white" noenhanced }
         set output sprintf("%s/sweep.%s", outdir, fmt)
-        plot for [impl in impls] series(impl) using 1:2 with linespoints title impl
+        # distinct dark colours, and dash and point types that tell apart lines lying on each other
+        plot for [k = 1:words(impls)] series(word(impls, k)) using 1:2 with linespoints \
+            lw 2 dt 1 + k % 4 pt k + 3 ps 0.8 lc rgb word(colours, (k - 1) % words(colours) + 1) \
+            title word(impls, k)
         unset output
     }
 }

@@ -27,6 +27,11 @@ void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *his
  * Prints the first @p max_report mismatches to @p report (NULL: print nothing) as
  * `channel, bin, expected, got`, then a line with the total.
  * @return the number of counters that differ (0: identical).
+ * @param p the problem
+ * @param expected the reference's histogram
+ * @param got the histogram to check
+ * @param max_report at most this many differences are printed
+ * @param report where they are printed, or NULL
  */
 uint64_t hist_verify(const hist_problem *p, const uint32_t *expected, const uint32_t *got,
                      unsigned max_report, FILE *report);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -127,7 +128,8 @@ static void format_time(double us, char *buf, size_t len) {
         snprintf(buf, len, "%.1f us", us);
 }
 
-/* The fastest median of the lesson before result i's lesson (in registry order), or 0. */
+/* The fastest median of the lesson before result i's lesson (in registry order), or 0; library
+   baselines are not a lesson's own and are left out. */
 static double previous_lesson_best(const hist_result *results, size_t n, size_t i) {
     const char *lesson = results[i].impl->lesson;
     const char *previous = NULL;
@@ -135,7 +137,8 @@ static double previous_lesson_best(const hist_result *results, size_t n, size_t 
         previous = results[k].impl->lesson;
     double best = 0.0;
     for (size_t k = 0; previous && k < n; ++k)
-        if (results[k].ran && strcmp(results[k].impl->lesson, previous) == 0 &&
+        if (results[k].ran && !results[k].impl->library &&
+            strcmp(results[k].impl->lesson, previous) == 0 &&
             (best == 0.0 || results[k].time.median_us < best))
             best = results[k].time.median_us;
     return best;
@@ -185,7 +188,12 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
     fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
                "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
                "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
-               "clean_floor_median_us\n");
+               "clean_floor_median_us,date_utc,command\n");
+    char date[32] = "";
+    const time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         const double t = r->time.median_us;
@@ -208,9 +216,10 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f\n", floor->median_us, gpu,
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s\n", floor->median_us, gpu,
                 (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
-                (unsigned long long)o->data.seed, o->reps, o->threads, clean->median_us);
+                (unsigned long long)o->data.seed, o->reps, o->threads, clean->median_us, date,
+                o->command);
     }
 }
 

@@ -36,6 +36,7 @@ typedef struct hist_options {
                                  is a failure (exit status 4) */
     int list;               /**< `--list`: print the registry and exit */
     int help;               /**< `--help`: print usage and exit */
+    char command[512];      /**< the command line, for the results' provenance (CSV `command`) */
 } hist_options;
 
 /**
@@ -43,11 +44,20 @@ typedef struct hist_options {
  *
  * The preset is applied first, wherever `--preset` stands, then the other options override it.
  * @return HIST_OK, or HIST_ERR_USAGE with a one-line message (the option and what it accepts).
+ * @param argc argument count, as main() receives it
+ * @param argv the arguments
+ * @param impls the registry whose names `--impl` may use
+ * @param count how many entries @p impls has
+ * @param out the options (written only on HIST_OK)
  */
 hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
                             hist_options *out);
 
-/** @brief Print the usage text to @p f. */
+/**
+ * @brief Print the usage text to @p f.
+ * @param f the stream to print to
+ * @param program the program's name, for the usage line
+ */
 void hist_print_usage(FILE *f, const char *program);
 
 /** @brief One implementation's measured result. */
@@ -78,6 +88,10 @@ hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const h
 /**
  * @brief The whole program: parse, load or generate, run, verify, print the table.
  * @return the exit status: 0 all exact, 1 a mismatch, 2 a usage error, 3 a runtime failure.
+ * @param argc argument count
+ * @param argv the arguments
+ * @param impls the registry to run
+ * @param count how many entries @p impls has
  */
 int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
 
@@ -86,6 +100,16 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
  *        call (an implementation must zero its own), @p warmup untimed calls, then @p reps timed
  *        ones on the host clock (reps 0: one untimed call); median and minimum in @p out (may be
  *        NULL). @p progress: show the repetitions on stderr.
+ * @param impl a host implementation
+ * @param p the problem
+ * @param samples the input, `rows * channels` bytes
+ * @param hist the output, `channels * bins` counters
+ * @param threads worker threads
+ * @param warmup untimed calls first
+ * @param reps timed calls
+ * @param out their median and minimum
+ * @param progress 1: print a dot per call on stderr
+ * @return HIST_OK, or the first failure
  */
 hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
                            uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
@@ -110,12 +134,18 @@ extern const size_t hist_todo_count;
  * @brief Whether @p impl waits for student code: "not written yet: FUNCTION in FILE:LINE" for
  *        every unwritten block it needs, comma-separated (a static buffer), or NULL when it can
  *        run.
+ * @param impl the registry entry
+ * @return "not written yet: ...", or NULL when every part is written
  */
 const char *hist_not_written(const hist_impl *impl);
 
 /**
  * @brief Why @p impl cannot run @p p here (hist_not_written(), then its constraints), or NULL.
  *        @p dev may be NULL when no GPU is present.
+ * @param impl the registry entry
+ * @param p the problem
+ * @param dev the GPU, or NULL when there is none
+ * @return the reason as a sentence, or NULL when it can run
  */
 const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
                                   const hist_device *dev);
@@ -132,6 +162,8 @@ typedef struct hist_lesson {
  *        name, a summary, constraints and a run function; `lesson` equal to the folder; names
  *        unique within @p lessons.
  * @return HIST_OK, or HIST_ERR_USAGE with one line naming the folder and the entry.
+ * @param lessons the lesson folders with their registries
+ * @param n how many
  */
 hist_status hist_check_lessons(const hist_lesson *lessons, size_t n);
 
@@ -139,6 +171,10 @@ hist_status hist_check_lessons(const hist_lesson *lessons, size_t n);
  * @brief The program of one lesson or of the whole course: check the registries, join them in
  *        lesson order, then hist_main().
  * @return the exit status (3 with one line if a registry breaks the contract).
+ * @param argc argument count
+ * @param argv the arguments
+ * @param lessons the lesson folders with their registries
+ * @param n how many
  */
 int hist_lessons_main(int argc, char **argv, const hist_lesson *lessons, size_t n);
 

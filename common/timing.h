@@ -16,12 +16,17 @@ typedef struct hist_stats {
     int reps;         /**< number of timed repetitions (0: not measured) */
 } hist_stats;
 
-/** @brief A monotonic host clock, in microseconds. */
+/**
+ * @brief A monotonic host clock, in microseconds.
+ * @return microseconds since an arbitrary start
+ */
 double hist_now_us(void);
 
 /**
  * @brief Median and minimum of @p n times (the array is sorted in place).
  * @return the statistics; `reps = 0` when @p n is 0.
+ * @param times_us the times, sorted in place
+ * @param n how many
  */
 hist_stats hist_stats_of(double *times_us, int n);
 

@@ -168,10 +168,10 @@ HIST_DECLARE_REGISTRY(day01);
 const hist_impl day01_impls[] = {
     {"cpu_reference", "day01_cpu", HIST_HOST,
      "the reference loop: one increment per sample into the shared table", "any shape and binning",
-     NULL, NULL, run_reference, 0},
+     NULL, NULL, run_reference, 0, 0},
     {"cpu_private", "day01_cpu", HIST_HOST,
      "per-thread private padded sub-histograms, then one merge (--threads)",
-     "any shape and binning", NULL, NULL, run_private, 0.5},
+     "any shape and binning", NULL, NULL, run_private, 0.5, 0},
 };
 
 /** @brief Number of entries in day01_impls. */

@@ -398,7 +398,10 @@ static void test_binary_zero_rows_list_help(void **state) {
     assert_non_null(strstr(out, "bins=5"));
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest impls[] = {
         cmocka_unit_test(test_private_on_matrix_other_threads),

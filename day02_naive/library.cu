@@ -25,7 +25,11 @@
 struct group_sample {
     const uint8_t *base; /**< the group's first channel in row 0 */
     uint64_t channels;   /**< bytes from one row to the next */
-    /** @brief The sample. */
+    /**
+     * @brief The sample.
+     * @param k the sample's index in the group's stream: row `k / 4`, channel `k % 4` of the group
+     * @return the byte
+     */
     __host__ __device__ uint8_t operator()(int64_t k) const {
         return base[(uint64_t)(k >> 2) * channels + (uint64_t)(k & 3)];
     }
@@ -35,7 +39,11 @@ struct group_sample {
 struct channel_sample {
     const uint8_t *base; /**< the channel in row 0 */
     uint64_t channels;   /**< bytes from one row to the next */
-    /** @brief The sample. */
+    /**
+     * @brief The sample.
+     * @param k the row
+     * @return the byte
+     */
     __host__ __device__ uint8_t operator()(int64_t k) const {
         return base[(uint64_t)k * channels];
     }

@@ -22,7 +22,18 @@
 
 /* ---- 1. one thread per sample ---- */
 
-/** @brief One thread per sample: its channel is `i % channels`, one global atomic counts it. */
+/**
+ * @brief One thread per sample: its channel is `i % channels`, one global atomic counts it.
+ * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
+ * @param n_samples `rows * channels`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning, as a bin map
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * `ceil(n_samples / NAIVE_THREADS)` blocks of NAIVE_THREADS (256) threads, no shared memory
+ * (`run_naive`); the output zeroed before.
+ */
 __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                              uint32_t channels, uint32_t bins, hist_bin_map map,
                              uint32_t *__restrict__ d_hist) {
@@ -42,7 +53,18 @@ __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_s
 
 /* ---- 2. interleaved coarsening: a grid-stride loop ---- */
 
-/** @brief Grid-stride (interleaved) loop over the samples, one global atomic each. */
+/**
+ * @brief Grid-stride (interleaved) loop over the samples, one global atomic each.
+ * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
+ * @param n_samples `rows * channels`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning, as a bin map
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * one wave, `sm_count * (max_threads_per_sm / NAIVE_THREADS)` blocks (fewer if there are fewer
+ * samples) of NAIVE_THREADS threads, no shared memory (`run_naive_coarse`).
+ */
 __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                     uint32_t channels, uint32_t bins, hist_bin_map map,
                                     uint32_t *__restrict__ d_hist) {
@@ -70,7 +92,17 @@ __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint6
 
 /* ---- 3. the race: the same as kernel 1 without the atomic ---- */
 
-/** @brief naive_kernel() with `++` instead of the atomic: loses updates (demonstration only). */
+/**
+ * @brief naive_kernel() with `++` instead of the atomic: loses updates (demonstration only).
+ * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
+ * @param n_samples `rows * channels`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning, as a bin map
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * as naive_kernel() (race_demo.c).
+ */
 __global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                   uint32_t channels, uint32_t bins, hist_bin_map map,
                                   uint32_t *d_hist) {
@@ -129,9 +161,18 @@ static const char *too_many_samples(const hist_problem *p, const hist_device *de
 
 /* ---- 4. the library baseline: CUB's DeviceHistogram (library.cu) ---- */
 
-/** @brief CUB's DeviceHistogram over every channel (library.cu). */
+/**
+ * @brief CUB's DeviceHistogram over every channel (library.cu).
+ * @param a the call's arguments (device buffers, problem, workspace)
+ * @return HIST_OK, or the CUDA error
+ */
 hist_status day02_cub_run(const hist_args *a);
-/** @brief The temporary storage and bin edges day02_cub_run() needs (library.cu). */
+/**
+ * @brief The temporary storage and bin edges day02_cub_run() needs (library.cu).
+ * @param p the problem
+ * @param dev the device
+ * @return bytes of workspace
+ */
 size_t day02_cub_workspace(const hist_problem *p, const hist_device *dev);
 
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
@@ -142,13 +183,13 @@ const hist_impl day02_impls[] = {
     {"gpu_naive", "day02_naive", HIST_DEVICE,
      "one thread per sample, one global atomicAdd each (the Triton report's design)",
      "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive,
-     0.025},
+     0.025, 0},
     {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,
      "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
-     "any shape and binning", NULL, NULL, run_naive_coarse, 0.025},
+     "any shape and binning", NULL, NULL, run_naive_coarse, 0.025, 0},
     {"gpu_cub", "day02_naive", HIST_DEVICE,
      "the library call: CUB's DeviceHistogram, one call per 4 channels (no kernel of ours)",
-     "any shape and binning", NULL, day02_cub_workspace, day02_cub_run, 0},
+     "any shape and binning", NULL, day02_cub_workspace, day02_cub_run, 0, 1},
 };
 
 /** @brief How many entries day02_impls holds. */
@@ -164,4 +205,5 @@ const hist_impl day02_racy_impl = {"gpu_naive_racy",
                                    too_many_samples,
                                    NULL,
                                    run_naive_racy,
+                                   0,
                                    0};

@@ -24,7 +24,12 @@ static uint64_t total(const uint32_t *hist, uint64_t n) {
     return sum;
 }
 
-/** @brief The race demonstration (see the file comment). */
+/**
+ * @brief The race demonstration (see the file comment).
+ * @param argc argument count
+ * @param argv the arguments (see --help)
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(int argc, char **argv) {
     const hist_impl *impls[] = {&day02_racy_impl, &day02_impls[0]};
     hist_options o;

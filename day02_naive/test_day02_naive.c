@@ -16,7 +16,10 @@ static void test_one_thread_per_sample_limit(void **state) {
     assert_null(naive->unsupported(&main_shape, NULL));
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_thread_per_sample_limit),

@@ -34,7 +34,22 @@ static size_t private_workspace(const hist_problem *p, const hist_device *dev) {
 
 /* ---- counting into the block's own copy (and, for version 1, merging it) ---- */
 
-/** @brief Count into this block's private global copy; optionally merge it with global atomics. */
+/**
+ * @brief Count into this block's private global copy; optionally merge it with global atomics.
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param n_samples `rows * channels`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning
+ * @param d_private the private copies, one `[channels][bins]` per block, zeroed
+ * @param d_hist the output, zeroed (used when @p merge_with_atomics)
+ * @param merge_with_atomics 1: add this block's copy into @p d_hist at the end; 0: leave it for
+ * hist_sum_partials_kernel()
+ * @par Launch
+ * one block per private copy, `private_copies()` blocks (one wave, 2 x 132 on an H100) of
+ * PRIVATE_THREADS (1024) threads, no shared memory (`run_private`); copies and output zeroed
+ * before.
+ */
 __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                uint32_t channels, uint32_t bins, hist_bin_map map,
                                uint32_t *__restrict__ d_private, uint32_t *__restrict__ d_hist,
@@ -114,11 +129,11 @@ const hist_impl day03_impls[] = {
     {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, merged with global atomics of the non-zero counters",
      "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_atomics, 0.005},
+     run_private_atomics, 0.005, 0},
     {"gpu_private_reduce", "day03_privatized", HIST_DEVICE,
      "a private global copy per block, summed by a second kernel (plain stores)",
      "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_reduce, 0.005},
+     run_private_reduce, 0.005, 0},
 };
 
 /** @brief How many entries day03_impls holds. */

@@ -26,7 +26,10 @@ static void test_private_copies_fit_the_budget(void **state) {
         assert_true(test_exact(&day03_impls[i], dev, &d, 1));
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_private_copies_fit_the_budget),

@@ -72,7 +72,14 @@ struct tile {
     uint32_t row_offset;     /**< this thread's row in the pass */
 };
 
-/** @brief The tile of this block and this thread's place in it. */
+/**
+ * @brief The tile of this block and this thread's place in it.
+ * @param channels channels per row
+ * @param group channels per block
+ * @param rows rows
+ * @param chunk_rows rows per block
+ * @return the tile
+ */
 __device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group, uint64_t rows,
                                               uint64_t chunk_rows) {
     tile t;
@@ -87,7 +94,11 @@ __device__ __forceinline__ tile tile_of_block(uint32_t channels, uint32_t group,
     return t;
 }
 
-/** @brief Zero @p n shared counters, then a barrier. */
+/**
+ * @brief Zero @p n shared counters, then a barrier.
+ * @param s_hist the block's shared counters
+ * @param n how many
+ */
 __device__ __forceinline__ void zero_shared(uint32_t *s_hist, uint32_t n) {
     // SOLUTION zero_shared [gpu_shared gpu_shared_aggregate]: the block's threads set the n
     //   counters to 0 together (thread t takes t, t + blockDim.x, ...); then no thread may count
@@ -99,7 +110,12 @@ __device__ __forceinline__ void zero_shared(uint32_t *s_hist, uint32_t n) {
     // END SOLUTION
 }
 
-/** @brief A barrier, then one global atomic per non-zero shared counter. */
+/**
+ * @brief A barrier, then one global atomic per non-zero shared counter.
+ * @param s_hist the block's shared counters
+ * @param n how many
+ * @param d_hist_group the output of the block's first channel
+ */
 __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
                                              uint32_t *d_hist_group) {
     // SOLUTION flush_shared [gpu_shared gpu_shared_aggregate]: once every thread of the block is
@@ -115,7 +131,21 @@ __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
 
 /* ---- 1. one shared atomic per sample ---- */
 
-/** @brief One shared atomic per sample into the block's `[group][bins]` histogram. */
+/**
+ * @brief One shared atomic per sample into the block's `[group][bins]` histogram.
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning
+ * @param group channels per block (its shared histogram is `[group][bins]`)
+ * @param chunk_rows rows per block
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * `plan_for()`: a grid of (channel groups, row chunks), SHARED_THREADS (512) threads,
+ * `group * bins * 4` bytes of dynamic shared memory (opted in above 48 KiB), about
+ * SHARED_BLOCKS_PER_SM blocks per SM; the output zeroed before.
+ */
 __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
                               uint32_t channels, uint32_t bins, hist_bin_map map, uint32_t group,
                               uint64_t chunk_rows, uint32_t *__restrict__ d_hist) {
@@ -160,7 +190,13 @@ __global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t ro
 
 /* ---- 2. aggregation: one atomic per run of equal bins ---- */
 
-/** @brief Extend the current run of equal bins, or close it with one atomic and start another. */
+/**
+ * @brief Extend the current run of equal bins, or close it with one atomic and start another.
+ * @param bin this sample's bin, or -1 (not counted)
+ * @param run_bin the bin of the current run, or -1
+ * @param run_length its length
+ * @param s_channel this thread's channel's shared counters
+ */
 __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_length,
                                           uint32_t *s_channel) {
     // SOLUTION aggregate [gpu_shared_aggregate]: PMPP's aggregation. The same bin as the run:
@@ -178,7 +214,19 @@ __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_l
     // END SOLUTION
 }
 
-/** @brief shared_kernel() with PMPP's aggregation: one shared atomic per run of equal bins. */
+/**
+ * @brief shared_kernel() with PMPP's aggregation: one shared atomic per run of equal bins.
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning
+ * @param group channels per block (its shared histogram is `[group][bins]`)
+ * @param chunk_rows rows per block
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * as shared_kernel().
+ */
 __global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
                                         uint32_t channels, uint32_t bins, hist_bin_map map,
                                         uint32_t group, uint64_t chunk_rows,
@@ -256,10 +304,10 @@ HIST_DECLARE_REGISTRY(day04);
 const hist_impl day04_impls[] = {
     {"gpu_shared", "day04_shared", HIST_DEVICE,
      "channel groups in shared memory, one shared atomic per sample, non-zero flush",
-     "any shape and binning", NULL, NULL, run_shared, 0.40},
+     "any shape and binning", NULL, NULL, run_shared, 0.40, 0},
     {"gpu_shared_aggregate", "day04_shared", HIST_DEVICE,
      "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
-     "any shape and binning", NULL, NULL, run_shared_aggregate, 0.33},
+     "any shape and binning", NULL, NULL, run_shared_aggregate, 0.33, 0},
 };
 
 /** @brief How many entries day04_impls holds. */

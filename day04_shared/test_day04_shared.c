@@ -23,7 +23,10 @@ static void test_aggregation_on_long_runs_and_wide_bins(void **state) {
         }
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aggregation_on_long_runs_and_wide_bins),

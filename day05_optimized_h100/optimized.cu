@@ -35,7 +35,10 @@
 #define D05_UNROLL 8
 
 /** @brief Where channel `ch`'s bin 0 sits in the shared histogram: 257 words per channel plus one
- *  more every 4 channels (the CS149 submission's `ch * 257 + (ch >> 2) + bin`). */
+ *  more every 4 channels (the CS149 submission's `ch * 257 + (ch >> 2) + bin`).
+ * @param ch the channel within the block's 64
+ * @return the word offset
+ */
 __device__ __forceinline__ unsigned int padded_base(int ch) {
     // SOLUTION padded_base [gpu_cs149]: where channel ch's bin 0 sits in the [64][258] shared
     //   histogram: 257 words per channel and one more word after every 4 channels, so that the
@@ -78,7 +81,18 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
         atomicAdd(&h3[(v) >> 24], 1u);                                                             \
     } while (0)
 
-/** @brief Phase 1: one block counts 64 channels of one chunk of rows and stores its partial. */
+/**
+ * @brief Phase 1: one block counts 64 channels of one chunk of rows and stores its partial.
+ * @param input the input, row-major `[length][num_channels]`
+ * @param length rows
+ * @param num_channels channels per row (divisible by 4)
+ * @param chunk_size rows per block
+ * @param partial_output the partials, one `[num_channels][256]` per chunk of rows
+ * @par Launch
+ * `plan_for()`: a grid of (channels / 64, row chunks: D05_BLOCKS_PER_SM * SMs / groups),
+ * D05_THREADS (256) threads, D05_SHARED_BYTES (66,048 bytes) of dynamic shared memory; then
+ * hist_sum_partials_kernel() adds the chunks' partials.
+ */
 __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, int length,
                                            int num_channels, int chunk_size,
                                            unsigned int *__restrict__ partial_output) {
@@ -260,7 +274,7 @@ const hist_impl day05_impls[] = {
      "[64][258] "
      "shared histogram, partials + reduction",
      "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized,
-     0.55},
+     0.55, 0},
 };
 
 /** @brief How many entries day05_impls holds. */

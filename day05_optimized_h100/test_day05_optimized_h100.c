@@ -82,7 +82,10 @@ static void test_require_gpu(void **state) {
     }
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_matrix),

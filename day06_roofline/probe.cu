@@ -24,7 +24,14 @@
 /** @brief Timed runs per probe (the median is printed). */
 #define PROBE_REPS 21
 
-/** @brief Shared atomics alone, in day 06's layout; lanes in groups of @p share draw equal bins. */
+/**
+ * @brief Shared atomics alone, in day 06's layout; lanes in groups of @p share draw equal bins.
+ * @param per_thread atomics per thread (a multiple of 4)
+ * @param share lanes per group that draw equal bins (1, 2, 4, 8 or 32)
+ * @param d_sink one word per block, so the counts are not optimised away
+ * @par Launch
+ * one block of PROBE_THREADS (1024) per SM, 128 KiB of dynamic shared memory.
+ */
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
     atomics_only_kernel(uint32_t per_thread, int share, uint32_t *d_sink) {
     extern __shared__ uint32_t s_hist[];
@@ -47,7 +54,15 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         d_sink[blockIdx.x] = s_hist[42 * PROBE_SLOTS + 7];
 }
 
-/** @brief The floor's read loop (hist_stream_xor()) with other load widths and depths. */
+/**
+ * @brief The floor's read loop (hist_stream_xor()) with other load widths and depths.
+ * @param data the elements
+ * @param n how many
+ * @param d_sink written only if the XOR takes an impossible value
+ * @par Launch
+ * the probe's table: 256 threads at full occupancy (or 4 waves of it), or 1024 threads with one
+ * block per SM.
+ */
 template <typename T, int UNROLL>
 __global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_sink) {
     const uint32_t x = hist_stream_xor<T, UNROLL>(data, n);
@@ -154,7 +169,10 @@ static hist_status probe(const hist_device *dev) {
     return s;
 }
 
-/** @brief Run both probes, or say why not. */
+/**
+ * @brief Run both probes, or say why not.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     hist_device dev;
     if (hist_device_open(&dev) != HIST_OK) {

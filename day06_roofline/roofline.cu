@@ -54,7 +54,11 @@ enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
  *          word (i + r) % 4, so the four take the four words: channel 16w + 4q + b with
  *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
  */
-/** @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted. */
+/**
+ * @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted.
+ * @param slot the slot, 0..127
+ * @return the channel, 0..127
+ */
 template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
     // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
     //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
@@ -70,7 +74,10 @@ template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t 
 /* ---- counting ---- */
 
 /** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0,
- *  byte b lives 32 slots further per b. */
+ *  byte b lives 32 slots further per b.
+ * @param v four bytes of four consecutive channels
+ * @param s_word this lane's slot of byte 0 in `[bin][slot]`
+ */
 __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
     // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
     //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
@@ -90,12 +97,22 @@ template <> struct load_t<4> { typedef uint32_t type; /**< one word */ };
 /** @brief 16-byte loads. */
 template <> struct load_t<16> { typedef uint4 type; /**< four words */ };
 
-/** @brief Count a 32-bit load. */
+/**
+ * @brief Count a 32-bit load.
+ * @param v the load
+ * @param s_lane this lane's first slot
+ */
 __device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t,
                                            const uint32_t *) {
     count_word(v, s_lane);
 }
-/** @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above). */
+/**
+ * @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above).
+ * @param v the load: 16 channels of one row
+ * @param s_hist the block's `[bin][slot]` histogram
+ * @param row_in_warp which of the warp's 4 rows this lane reads
+ * @param word_slot this lane's slot of byte 0 of each of its 4 words
+ */
 __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
                                            const uint32_t *word_slot) {
     /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
@@ -127,7 +144,14 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
  * the loop asks for. The copy engine's bulk L2 prefetch needs one instruction for kilobytes:
  * thread 0 of each block prefetches its share of the chunk's rows (the groups' blocks of a chunk
  * split the full rows between them) PREFETCH batches ahead, and the loads then hit in L2. */
-/** @brief Bulk-prefetch rows `[first_row, first_row + n_rows)` (all channels) into L2. */
+/**
+ * @brief Bulk-prefetch rows `[first_row, first_row + n_rows)` (all channels) into L2.
+ * @param d_samples the input
+ * @param first_row the first row to prefetch
+ * @param n_rows how many
+ * @param rows the input's rows (nothing past them is prefetched)
+ * @param channels channels per row
+ */
 __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint64_t first_row,
                                                  uint64_t n_rows, uint64_t rows,
                                                  uint32_t channels) {
@@ -155,7 +179,13 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
  * Coalesced: 64 bins at a time go through a padded [slot][64 + 1] buffer (both its writes and its
  * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
  * one channel: one 128-byte line per instruction. */
-/** @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction. */
+/**
+ * @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction.
+ * @param s_hist the block's `[bin][slot]` histogram
+ * @param c0 the block's first channel
+ * @param group_channels channels this block counts (fewer in a last, partial group)
+ * @param d_dest the output or this chunk's partials
+ */
 template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
                                                 uint32_t group_channels, uint32_t *d_dest) {
@@ -173,6 +203,11 @@ __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t
 }
 
 /** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction.
+ * @param s_hist the block's `[bin][slot]` histogram
+ * @param s_flush the `[128][65]` transposition buffer
+ * @param c0 the block's first channel
+ * @param group_channels channels this block counts
+ * @param d_dest the output or this chunk's partials
  */
 template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
@@ -209,7 +244,19 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
 }
 
 /** @brief Day 06's kernel: one block counts 128 channels of a chunk of rows conflict-free in
- *  shared memory, then flushes (see the file comment for the template parameters). */
+ *  shared memory, then flushes (see the file comment for the template parameters).
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by VEC)
+ * @param chunk_rows rows per block
+ * @param d_out the output `[channels][256]` (zeroed, MERGE_ATOMIC) or the partials, one per chunk
+ * (MERGE_PARTIALS)
+ * @par Launch
+ * `run_roofline()`: a grid of (channel groups of 128, row chunks: SMs / groups), R6_THREADS (1024)
+ * threads, one block per SM, `R6_SMEM_BYTES` (128 KiB) plus, when COALESCED, `R6_FLUSH_BYTES`
+ * (33,280 bytes) of dynamic shared memory: 164,352 bytes, opted in (`cudaFuncSetAttribute`); with
+ * MERGE_ATOMIC the output is zeroed before.
+ */
 template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
@@ -376,7 +423,7 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
             : vec == 4   ? "byte histogram only; channels divisible by 4"                          \
                          : "byte histogram only; channels divisible by 16",                          \
             unsupported<vec, prefetch>, merge == MERGE_PARTIALS ? partials_bytes : NULL,           \
-            run_roofline<vec, unroll, merge, prefetch, coalesced>, target                          \
+            run_roofline<vec, unroll, merge, prefetch, coalesced>, target, 0                       \
     }
 
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last

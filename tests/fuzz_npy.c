@@ -15,7 +15,12 @@
 
 #include "npy.h"
 
-/** @brief One fuzz input. */
+/**
+ * @brief One fuzz input.
+ * @param data the input
+ * @param size its length
+ * @return 0 (libFuzzer's convention)
+ */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -107,7 +107,10 @@ static void test_too_large_problem_is_refused(void **state) {
     assert_non_null(strstr(hist_last_error(), "GiB of device memory"));
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_detection_never_crashes),

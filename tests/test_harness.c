@@ -533,8 +533,8 @@ static void test_npy_fuzz_corpus_replays(void **state) {
 
 static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     static const hist_impl impls[] = {
-        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0},
-        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0},
+        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0},
+        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0},
     };
     char *copy[32];
     for (int i = 0; i < argc; ++i)
@@ -637,7 +637,10 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
 }
 
-/** @brief Runs this file's CMocka groups. */
+/**
+ * @brief Runs this file's CMocka groups.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest prng[] = {
         cmocka_unit_test(test_splitmix64_known_values),

@@ -232,7 +232,10 @@ static int write_grades(void **state) {
     return 0;
 }
 
-/** @brief Runs the generic tests of the lesson this file was built for. */
+/**
+ * @brief Runs the generic tests of the lesson this file was built for.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const size_t n = LESSON_IMPL_COUNT;
     grades = calloc(n + 1, sizeof *grades);

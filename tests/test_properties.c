@@ -188,7 +188,10 @@ static void test_random_cases_and_extremes(void **state) {
     free(impls);
 }
 
-/** @brief Runs the property test. */
+/**
+ * @brief Runs the property test.
+ * @return 0 when every test passed
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_cases_and_extremes),

@@ -16,12 +16,21 @@
 #include "data.h"
 #include "hist.h"
 
-/** @brief The device for GPU tests, or NULL (then test_gpu_reason() says why). */
+/**
+ * @brief The device for GPU tests, or NULL (then test_gpu_reason() says why).
+ * @return the device, or NULL
+ */
 const hist_device *test_gpu(void);
-/** @brief Why there is no device ("" if there is one). */
+/**
+ * @brief Why there is no device ("" if there is one).
+ * @return the reason
+ */
 const char *test_gpu_reason(void);
 
-/** @brief 1 when `HIST_REQUIRE_GPU=1` (`make test REQUIRE_GPU=1`): a GPU test must not skip. */
+/**
+ * @brief 1 when `HIST_REQUIRE_GPU=1` (`make test REQUIRE_GPU=1`): a GPU test must not skip.
+ * @return 1 or 0
+ */
 int test_gpu_required(void);
 
 /** @brief Set @p dev to the GPU, or skip the current test with the reason (fail it instead when
@@ -46,20 +55,42 @@ HIST_DECLARE_REGISTRY(HIST_LESSON);
 #define LESSON_IMPL_COUNT HIST_PASTE(HIST_LESSON, _impl_count)
 #endif
 
-/** @brief A dataset with values over 0..255 (binning decides what is counted). */
+/**
+ * @brief A dataset with values over 0..255 (binning decides what is counted).
+ * @param rows rows
+ * @param channels channels
+ * @param binning the binning
+ * @param dist the distribution
+ * @param seed the seed
+ * @return the dataset
+ */
 hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, hist_dist dist,
                        uint64_t seed);
 
-/** @brief Generate a dataset's samples (malloc'd; fails the test on error). */
+/**
+ * @brief Generate a dataset's samples (malloc'd; fails the test on error).
+ * @param d the dataset
+ * @return the samples (free() them)
+ */
 uint8_t *test_samples(const hist_dataset *d);
 
-/** @brief The implementation called @p name in a registry (fails the test if absent). */
+/**
+ * @brief The implementation called @p name in a registry (fails the test if absent).
+ * @param impls the registry
+ * @param count its length
+ * @param name the implementation's name
+ * @return the entry
+ */
 const hist_impl *test_find_impl(const hist_impl *impls, size_t count, const char *name);
 
 /**
  * @brief Run @p impl on @p d and compare every counter with the reference.
  * @return 1 if it ran and was exact, 0 if its constraints refused the case; fails the test
  *         (printing the case and the first mismatches) on any difference or error.
+ * @param impl the implementation
+ * @param dev the GPU, or NULL
+ * @param d the dataset
+ * @param threads worker threads
  */
 int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads);
 
@@ -68,6 +99,14 @@ int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset
  *        device) on @p samples and compare each with the reference; fails the test, naming the
  *        case (@p what) and the first mismatches, on any difference or error.
  * @return how many ran; @p ran[i] (if not NULL) counts implementation i's runs.
+ * @param impls the implementations
+ * @param count how many
+ * @param dev the GPU, or NULL
+ * @param p the problem
+ * @param samples its input
+ * @param threads worker threads for host entries
+ * @param what a description of the case, for the failure message
+ * @param ran per implementation, incremented when it ran (or NULL)
  */
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
                        const hist_problem *p, const uint8_t *samples, int threads, const char *what,
@@ -89,6 +128,10 @@ extern const test_matrix TEST_MATRIX_DEFAULT;
  *        (uniform, contention:90, constant, runs:7) and the binnings byte, 1..100/20 and
  *        10..200/7. Cases the constraints refuse are counted, not run.
  * @return the number of cases that ran (the caller asserts it is large enough).
+ * @param impl the implementation
+ * @param dev the GPU, or NULL
+ * @param m the shape matrix
+ * @param threads worker threads
  */
 int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
                       int threads);
@@ -96,6 +139,12 @@ int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_
 /**
  * @brief test_matrix_exact() for several implementations at once: each dataset is generated
  *        and its reference computed once; @p ran[i] counts the cases implementation i ran.
+ * @param impls the implementations
+ * @param count how many
+ * @param dev the GPU, or NULL
+ * @param m the shape matrix
+ * @param threads worker threads
+ * @param ran per implementation, how many cases ran
  */
 void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
                            const test_matrix *m, int threads, int *ran);
@@ -103,6 +152,10 @@ void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hi
 /**
  * @brief Every implementation of a registry, exactly, on one dataset (generated once); each must
  *        accept it.
+ * @param impls the registry
+ * @param count its length
+ * @param dev the GPU, or NULL
+ * @param d the dataset
  */
 void test_registry_exact(const hist_impl *impls, size_t count, const hist_device *dev,
                          const hist_dataset *d);
@@ -131,6 +184,9 @@ void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran);
  * @brief Fail the test, naming what is missing, when implementation @p name of the registry
  *        still waits for student code (hist_not_written()): for tests that run one named
  *        implementation through the program.
+ * @param impls the registry
+ * @param count its length
+ * @param name the implementation's name
  */
 void test_require_written(const hist_impl *impls, size_t count, const char *name);
 
@@ -147,6 +203,11 @@ typedef struct test_verdict {
  *        the first failure of each is recorded in @p v (which has @p count entries), its first
  *        differences printed, and it is left out of the cases after it. Implementations that
  *        cannot run a case (constraints, no @p dev) are not counted on it.
+ * @param impls the implementations
+ * @param count how many
+ * @param dev the GPU, or NULL
+ * @param m the shape matrix
+ * @param v one verdict per implementation
  */
 void test_check_registry(const hist_impl *const *impls, size_t count, const hist_device *dev,
                          const test_matrix *m, test_verdict *v);
@@ -165,16 +226,32 @@ int test_run_program(char *const argv[], char *out, size_t outlen, char *err, si
 /** @brief The temporary folder of the current group (set up by test_tmp_dir_setup()). */
 extern char test_tmp_dir[64];
 
-/** @brief CMocka group setup: create a fresh temporary folder in test_tmp_dir. */
+/**
+ * @brief CMocka group setup: create a fresh temporary folder in test_tmp_dir.
+ * @param state unused
+ * @return 0, or -1 when the folder cannot be made
+ */
 int test_tmp_dir_setup(void **state);
 
-/** @brief CMocka group teardown: remove test_tmp_dir and what is in it. */
+/**
+ * @brief CMocka group teardown: remove test_tmp_dir and what is in it.
+ * @param state unused
+ * @return 0
+ */
 int test_tmp_dir_teardown(void **state);
 
-/** @brief @p n zeroed counters (calloc'd; the caller frees them). */
+/**
+ * @brief @p n zeroed counters (calloc'd; the caller frees them).
+ * @param n how many
+ * @return the counters
+ */
 int *test_counts(size_t n);
 
-/** @brief Number of '\n' in @p s. */
+/**
+ * @brief Number of '\n' in @p s.
+ * @param s the text
+ * @return the count
+ */
 int test_count_lines(const char *s);
 
 #endif /* HIST_TEST_UTIL_H */

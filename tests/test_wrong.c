@@ -48,7 +48,10 @@ static void test_device_flaws_are_caught(void **state) {
     expect_all_caught(wrong_device_impls, wrong_device_impl_count, dev);
 }
 
-/** @brief Runs the wrong-kernel tests. */
+/**
+ * @brief Runs the wrong-kernel tests.
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_flaws_are_caught),

@@ -13,7 +13,12 @@ extern const hist_lesson course_lessons[];
 /** @brief How many lessons (generated). */
 extern const size_t course_lesson_count;
 
-/** @brief The course runner: every lesson's registry handed to the common runner. */
+/**
+ * @brief The course runner: every lesson's registry handed to the common runner.
+ * @param argc argument count
+ * @param argv the arguments (see --help)
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(int argc, char **argv) {
     return hist_lessons_main(argc, argv, course_lessons, course_lesson_count);
 }

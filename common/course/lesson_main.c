@@ -12,7 +12,12 @@
 
 HIST_DECLARE_REGISTRY(HIST_LESSON);
 
-/** @brief Runs this lesson's implementations through the common runner. */
+/**
+ * @brief Runs this lesson's implementations through the common runner.
+ * @param argc argument count
+ * @param argv the arguments (see --help)
+ * @return the exit status (0: everything passed / exact)
+ */
 int main(int argc, char **argv) {
     const hist_lesson lesson = {HIST_LESSON_FOLDER, HIST_PASTE(HIST_LESSON, _impls),
                                 &HIST_PASTE(HIST_LESSON, _impl_count)};

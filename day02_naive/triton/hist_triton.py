@@ -19,19 +19,19 @@ import triton.language as tl
 BLOCK_SIZE = 1024
 
 
+## One program counts BLOCK_SIZE consecutive elements of the flattened input.
+#
+#  @param x_ptr         the uint8 input, flattened
+#  @param hist_ptr      the int32 [channels, bins] output
+#  @param n_elements    rows * channels
+#  @param num_channels  channels (an element's channel is its offset modulo this)
+#  @param num_bins      256 (the byte histogram)
+#  @param BLOCK_SIZE    elements per program
+#  @param SEM           the atomics' memory semantics ("acq_rel" or "relaxed")
+#  @return nothing (a Triton kernel)
 @triton.jit
 def hist_kernel(x_ptr, hist_ptr, n_elements, num_channels, num_bins,
                 BLOCK_SIZE: tl.constexpr, SEM: tl.constexpr):
-    """One program counts BLOCK_SIZE consecutive elements of the flattened input.
-
-    @param x_ptr         the uint8 input, flattened
-    @param hist_ptr      the int32 [channels, bins] output
-    @param n_elements    rows * channels
-    @param num_channels  channels (an element's channel is its offset modulo this)
-    @param num_bins      256 (the byte histogram)
-    @param BLOCK_SIZE    elements per program
-    @param SEM           the atomics' memory semantics ("acq_rel" or "relaxed")
-    """
     pid = tl.program_id(0)
     offsets = pid.to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offsets < n_elements
@@ -40,14 +40,13 @@ def hist_kernel(x_ptr, hist_ptr, n_elements, num_channels, num_bins,
     tl.atomic_add(hist_ptr + channels * num_bins + values, 1, mask=mask, sem=SEM)
 
 
+## Zero @p hist and count @p x into it (the timed function).
+#
+#  @param x     the [rows, channels] uint8 tensor on the GPU
+#  @param hist  the int32 [channels * 256] output on the GPU
+#  @param sem   the atomics' memory semantics
+#  @return hist
 def histogram(x, hist, sem):
-    """Zero @p hist and count @p x into it (the timed function).
-
-    @param x     the [rows, channels] uint8 tensor on the GPU
-    @param hist  the int32 [channels * 256] output on the GPU
-    @param sem   the atomics' memory semantics
-    @return hist
-    """
     n = x.numel()
     hist.zero_()
     grid = (triton.cdiv(n, BLOCK_SIZE),)
@@ -55,8 +54,10 @@ def histogram(x, hist, sem):
     return hist
 
 
+## Load the .npy file named on the command line, check and time both atomic semantics.
+#
+#  @return nothing; exits with a message on a bad file or a mismatch
 def main():
-    """Load the .npy file named on the command line, check and time both atomic semantics."""
     if len(sys.argv) != 2:
         sys.exit("usage: hist_triton.py INPUT.npy")
     data = np.load(sys.argv[1])

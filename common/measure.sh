@@ -1,0 +1,99 @@
+#!/bin/sh
+# measure.sh CONFIG_BUILD_DIR OUTDIR [STEPS]: every measurement the lesson READMEs quote, taken on
+# this machine's GPU and kept as data files OUTDIR/TAG_* (TAG from the GPU's name, e.g. h100, or
+# DATA_TAG). `make measure` calls it with OUTDIR docs/data; `make tables` then rewrites every table
+# and figure of the READMEs from those files. Each file says its GPU, date and command: the runner's
+# CSVs in their columns, the others in their first lines ("# ...").
+#   runs     the course runner on the main preset x 4 distributions and on small-binned
+#   profile  Nsight Compute on the kernels the READMEs discuss (make profile's metrics)
+#   probe    day 06's probe (the two ceilings), and its atomics under Nsight Compute
+#   sweep    small-binned at growing sizes (make sweep)
+#   triton   day 02's Triton comparison (skipped where torch and triton are absent)
+#   demo     day 02's race demonstration (make demo)
+set -eu
+build=$1 out=$2
+steps=${3:-}
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo"
+cd "$(dirname "$0")/.."
+course=$build/course
+[ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || :)
+[ -n "$gpu" ] || { echo "measure: no CUDA GPU found (nvidia-smi lists none)" >&2; exit 2; }
+tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr 'A-Z' 'a-z')}
+[ -n "$tag" ] || tag=$(echo "$gpu" | tr -c 'A-Za-z0-9\n' '_')
+mkdir -p "$out"
+stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git rev-parse --short HEAD 2>/dev/null || echo '?'): $*"; }
+NCU=${NCU:-ncu}
+METRICS=$(make -s -f Makefile print-profile-metrics)
+
+for step in $steps; do
+    case $step in
+    runs)
+        for run in main:uniform main:constant main:contention:90 main:runs:64 small-binned:uniform; do
+            preset=${run%%:*} dist=${run#*:}
+            file=$out/${tag}_${preset}_$(echo "$dist" | tr ':' '-').csv
+            echo "measure: $file"
+            "$course" --preset "$preset" --dist "$dist" --reps 20 --csv "$file" --require-gpu
+        done ;;
+    profile)
+        # FILE-SUFFIX LESSON-PROGRAM ARGS: what each README's profile table shows
+        while read -r name program args; do
+            file=$out/${tag}_profile_$name.csv
+            echo "measure: $file"
+            cmd="$NCU --clock-control none --metrics \$PROFILE_METRICS --csv $build/$program/$program $args"
+            { stamp "$cmd"
+              $NCU --clock-control none --metrics "$METRICS" --csv --log-file "$file.part" \
+                  "$build/$program/$program" $args > /dev/null
+              cat "$file.part"; } > "$file.tmp"
+            rm -f "$file.part"; mv "$file.tmp" "$file"
+        done <<EOF
+day02 day02_naive --reps 1 --warmup 0 --impl gpu_naive,gpu_naive_coarse
+day03 day03_privatized --reps 1 --warmup 0
+day04 day04_shared --reps 1 --warmup 0
+day05 day05_optimized_h100 --reps 1 --warmup 0
+day06_uniform day06_roofline --reps 1 --warmup 0
+day06_constant day06_roofline --reps 1 --warmup 0 --dist constant
+EOF
+        ;;
+    probe)
+        file=$out/${tag}_probe.txt
+        echo "measure: $file"
+        { stamp "$build/day06_roofline/probe"; "$build/day06_roofline/probe"; } > "$file.tmp"
+        mv "$file.tmp" "$file"
+        file=$out/${tag}_profile_probe.csv
+        echo "measure: $file"
+        m=smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum
+        { stamp "$NCU --clock-control none --kernel-name atomics_only_kernel --metrics $m --csv $build/day06_roofline/probe"
+          $NCU --clock-control none --kernel-name atomics_only_kernel --metrics "$m" --csv \
+              --log-file "$file.part" "$build/day06_roofline/probe" > /dev/null
+          cat "$file.part"; } > "$file.tmp"
+        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+    sweep)
+        file=$out/${tag}_sweep.csv
+        echo "measure: $file"
+        SWEEP_CSV=$file common/sweep.sh "$course" --require-gpu > /dev/null ;;
+    triton)
+        file=$out/${tag}_triton.txt
+        if python3 -c "import torch, triton, numpy; assert torch.cuda.is_available()" 2>/dev/null; then
+            echo "measure: $file"
+            dir=$(mktemp -d)
+            { stamp "$build/day02_naive/day02_naive --impl gpu_naive --reps 20 --save-input X.npy --csv X.csv; python3 day02_naive/triton/hist_triton.py X.npy"
+              "$build/day02_naive/day02_naive" --impl gpu_naive --reps 20 --save-input "$dir/x.npy" \
+                  --csv "$dir/x.csv" > /dev/null
+              cat "$dir/x.csv"
+              python3 day02_naive/triton/hist_triton.py "$dir/x.npy"; } > "$file.tmp"
+            rm -rf "$dir"; mv "$file.tmp" "$file"
+        else
+            echo "measure: triton skipped (needs python3 with numpy, torch and triton)"
+        fi ;;
+    demo)
+        file=$out/${tag}_race.txt
+        echo "measure: $file"
+        { stamp "$build/day02_naive/race_demo --dist constant; ... --dist uniform"
+          "$build/day02_naive/race_demo" --dist constant
+          "$build/day02_naive/race_demo" --dist uniform; } > "$file.tmp"
+        mv "$file.tmp" "$file" ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo)" >&2; exit 2 ;;
+    esac
+done
+echo "measure: done; now make tables"
