@@ -20,7 +20,7 @@ mkdir -p "$(dirname "$out")"
     done
     echo "- @subpage exercises"
     echo
-    echo "## Results, one page per GPU"
+    echo "**Results, one page per GPU.**"
     echo
     echo "Every implementation on every kept run (docs/data, written by \`make measure\`):"
     echo
