@@ -65,7 +65,7 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
 /**
  * @brief Read-only streaming pass: each thread XORs 16-byte words in a grid-stride loop, with
  *        FLOOR_UNROLL independent loads in flight (hist_stream_xor()), and each block writes one
- *        word. Launch: one block of FLOOR_THREADS per SM.
+ *        word. Launch: `__launch_bounds__(FLOOR_THREADS)`, one block of FLOOR_THREADS per SM.
  * @param data        the input as 16-byte words
  * @param n16         how many whole 16-byte words
  * @param tail        the last `tail_bytes` (< 16) bytes

@@ -30,7 +30,8 @@
  * @param share lanes per group that draw equal bins (1, 2, 4, 8 or 32)
  * @param d_sink one word per block, so the counts are not optimised away
  * @par Launch
- * one block of PROBE_THREADS (1024) per SM, 128 KiB of dynamic shared memory.
+ * `__launch_bounds__(PROBE_THREADS, 1)`: one block of PROBE_THREADS (1024) per SM, 128 KiB of
+ * dynamic shared memory.
  */
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
     atomics_only_kernel(uint32_t per_thread, int share, uint32_t *d_sink) {

@@ -252,10 +252,10 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
  * @param d_out the output `[channels][256]` (zeroed, MERGE_ATOMIC) or the partials, one per chunk
  * (MERGE_PARTIALS)
  * @par Launch
- * `run_roofline()`: a grid of (channel groups of 128, row chunks: SMs / groups), R6_THREADS (1024)
- * threads, one block per SM, `R6_SMEM_BYTES` (128 KiB) plus, when COALESCED, `R6_FLUSH_BYTES`
- * (33,280 bytes) of dynamic shared memory: 164,352 bytes, opted in (`cudaFuncSetAttribute`); with
- * MERGE_ATOMIC the output is zeroed before.
+ * `__launch_bounds__(R6_THREADS, 1)`. `run_roofline()`: a grid of (channel groups of 128, row
+ * chunks: SMs / groups), R6_THREADS (1024) threads, one block per SM, `R6_SMEM_BYTES` (128 KiB)
+ * plus, when COALESCED, `R6_FLUSH_BYTES` (33,280 bytes) of dynamic shared memory: 164,352 bytes,
+ * opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the output is zeroed before.
  */
 template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
 __global__ void __launch_bounds__(R6_THREADS, 1)
