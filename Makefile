@@ -145,7 +145,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
 
 # ---- the goals ----
 
-.PHONY: measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz lessons-table format \
+.PHONY: measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -200,16 +200,12 @@ plot:
 	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" common/plot.gp
 	@echo "docs/images/progression.svg|png from $(PLOT_CSV); docs/images/sweep.svg|png from $(PLOT_SWEEP)"
 
-# The lesson table of README.md, from the lesson folders and the kept H100 data (CI checks that the
-# README agrees: `make lessons-table` then `git diff --exit-code README.md`).
-lessons-table:
-	common/lessons-table.sh README.md docs/data/h100_main_uniform.csv $(ALL_LESSONS)
-
 # Every measured table and figure of the READMEs, from the data kept in docs/data (common/tables.py
-# says how a README marks them); with the lesson table above. `make measure` on a lab GPU, then
-# `make tables`, refreshes them all; CI runs it and fails if the READMEs differ from docs/data.
+# says how a README marks them), the lesson table of README.md included (it lists every lesson
+# folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
+# fails if the READMEs differ from docs/data.
 TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md)
-tables: lessons-table
+tables:
 	@common/ensure-deps.sh python3
 	python3 common/tables.py $(TABLE_PAGES)
 

@@ -24,7 +24,6 @@ tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr
 mkdir -p "$out"
 stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git rev-parse --short HEAD 2>/dev/null || echo '?'): $*"; }
 NCU=${NCU:-ncu}
-METRICS=$(make -s -f Makefile print-profile-metrics)
 
 for step in $steps; do
     case $step in
@@ -36,6 +35,7 @@ for step in $steps; do
             "$course" --preset "$preset" --dist "$dist" --reps 20 --csv "$file" --require-gpu
         done ;;
     profile)
+        METRICS=$(make -s print-profile-metrics) # the metrics of make profile, one list
         # FILE-SUFFIX LESSON-PROGRAM ARGS: what each README's profile table shows
         while read -r name program args; do
             file=$out/${tag}_profile_$name.csv

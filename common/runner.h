@@ -107,8 +107,8 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
  * @param threads worker threads
  * @param warmup untimed calls first
  * @param reps timed calls
- * @param out their median and minimum
- * @param progress 1: print a dot per call on stderr
+ * @param out their median and minimum, or NULL
+ * @param progress 1: show "rep i/n" on stderr while it runs
  * @return HIST_OK, or the first failure
  */
 hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,

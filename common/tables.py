@@ -26,6 +26,9 @@ Nsight Compute's CSV. Table kinds:
     sweep    data=TAG                                             where each GPU version beats the CPU
     triton   data=TAG                                             day 02's CUDA C and Triton kernels
     scaling  file=FILE                                            day 01's thread scaling (text log)
+    lessons  data=TAG [library=IMPL,...]                          the course's lesson table: each lesson
+             folder (dayNN_*/ with a Makefile), its README's title, its fastest version on main/uniform;
+             library calls (default gpu_cub) on a line of their own
     text     file=FILE                                            a kept output, verbatim, as a code block
     variants file=FILE                                            an exercise's kept runs (make answers)
 
@@ -44,6 +47,7 @@ Figures (fig KIND ...):
     date TAG RUN                       the run's date (written as 2026-11-22)
 """
 import csv
+import glob
 import os
 import re
 import shlex
@@ -165,17 +169,13 @@ def run_value(row, field):
         return row["dist"]
     if field == "impl":
         return f"`{row['implementation']}`"
-    if field == "threads":
-        return row["threads"]
-    if field == "date":
-        return row["date_utc"][:10]
     raise Error(f"unknown field '{field}'")
 
 
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
         "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
         "cleanpct": "% of clean-L2 read", "floor": "floor", "vsref": "vs `cpu_reference`",
-        "vsprev": "vs previous lesson", "threads": "threads"}
+        "vsprev": "vs previous lesson"}
 
 # the profile tables' metrics: short name -> (ncu metric, label, kind)
 METRICS = {
@@ -449,24 +449,45 @@ def t_scaling(page, args):
             if m:
                 cur = {"threads": m.group(1), "dist": m.group(2)}
                 continue
-            m = re.match(r"day01_cpu\s+(cpu_\w+)\s+host\s+([0-9.]+ \w+)\s+([0-9.]+ \w+)", line)
+            m = ROW.match(line)
             if m and cur is not None:
-                cur[m.group(1)] = (m.group(2), m.group(3))
+                cur[m.group(1)] = to_us(m.group(2))
                 if "cpu_reference" in cur and "cpu_private" in cur:
                     rows.append(cur)
                     cur = None
-
-    def us(text):
-        v, unit = text.split()
-        return float(v) * {"us": 1, "ms": 1e3, "s": 1e6}[unit]
-
     out = []
     for r in rows:
-        ref, priv = us(r["cpu_reference"][0]), us(r["cpu_private"][0])
+        ref, priv = r["cpu_reference"], r["cpu_private"]
         out.append([r["dist"], r["threads"], fmt_time(ref), fmt_time(priv), f"{ref / priv:.2f}x"])
     if not out:
         raise Error(f"docs/data/{name}: no scaling section")
     return table(["data", "threads", "`cpu_reference`", "`cpu_private`", "speed-up"], out), [name]
+
+
+def t_lessons(page, args):
+    o = kv(args, ("data",), ("library",))
+    library = o.get("library", "gpu_cub").split(",")
+    _, rows, name = load_run(o["data"], "main/uniform")
+    gpu = rows[0]["gpu"]
+    out = []
+    for make in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile"))):
+        lesson = os.path.basename(os.path.dirname(make))
+        with open(os.path.join(ROOT, lesson, "README.md")) as f:
+            title = re.sub(r"^# *Day [0-9]*: *", "", f.readline().strip())
+        ran = [r for r in rows if r["lesson"] == lesson and r["status"] == "ran"
+               and r["implementation"] not in library]
+        best = min(ran, key=lambda r: float(r["median_us"])) if ran else None
+        link = os.path.relpath(os.path.join(ROOT, lesson, "README.md"),
+                               os.path.dirname(os.path.abspath(page)))
+        out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-",
+                    run_value(best, "pct") if best else ""])
+    body = table(["lesson", "what it teaches", f"best median, main preset ({gpu})", "% of floor"], out)
+    for impl in library:
+        r = next((r for r in rows if r["implementation"] == impl and r["status"] == "ran"), None)
+        if r:
+            body += ["", f"The library call for comparison: `{impl}` ({r['lesson']}) "
+                         f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor."]
+    return body, [name]
 
 
 def t_text(page, args):
@@ -537,7 +558,7 @@ def t_variants(page, args):
     return table(["run", "variant"] + [f"`--dist {d}`" for d in dists], rows), [name]
 
 
-KINDS = {"variants": t_variants, "text": t_text, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
+KINDS = {"lessons": t_lessons, "variants": t_variants, "text": t_text, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
          "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}
 
 
@@ -612,7 +633,6 @@ def rewrite(page, text):
 
 def results_page(tag, out):
     """The notes' results page of one GPU: every run kept for it, every implementation."""
-    import glob
     runs = sorted(glob.glob(os.path.join(DATA, f"{tag}_*_*.csv")))
     runs = [r for r in runs if "_profile_" not in r and not r.endswith("_sweep.csv")]
     if not runs:

@@ -96,7 +96,7 @@ C
         (cd "$work/l" && make -j8 all > "$work/l.log" 2>&1 && make test DAY=99 >> "$work/l.log" 2>&1) ||
             { tail -30 "$work/l.log"; fail "a new lesson folder"; }
         "$work/l/build/course" --list | grep cpu_scratch > /dev/null || fail "the course lacks the new lesson"
-        (cd "$work/l" && make lessons-table > /dev/null && grep -q day99_scratch README.md) ||
+        (cd "$work/l" && make tables > /dev/null && grep -q day99_scratch README.md) ||
             fail "the README's lesson table lacks the new lesson"
         (cd "$work/l" && git checkout -q README.md)
         changed=$(cd "$work/l" && git status --porcelain | grep -v '^?? day99_scratch/$' || true)
