@@ -292,8 +292,8 @@ print-profile-metrics:
 	@echo "$(PROFILE_METRICS)"
 
 # Every measurement the READMEs quote, on this machine's GPU, kept in docs/data as TAG_* files
-# (common/measure.sh; MEASURE_STEPS="runs profile probe sweep triton demo" picks some); then
-# `make tables` rewrites the READMEs' tables and figures from them.
+# (common/measure.sh; MEASURE_STEPS="runs profile probe sweep triton demo shapes breakdown" picks
+# some); then `make tables` rewrites the READMEs' tables and figures from them.
 MEASURE_DIR ?= docs/data
 measure: all
 	common/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"

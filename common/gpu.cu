@@ -374,6 +374,43 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
     return s;
 }
 
+extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
+                                           const hist_problem *p, const uint8_t *h_samples,
+                                           size_t offset, uint32_t *h_hist) {
+    const size_t bytes = (size_t)hist_samples(p), hist_bytes = hist_counters(p) * sizeof(uint32_t);
+    const size_t ws = impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
+    uint8_t *d_base = NULL;
+    uint32_t *d_hist = NULL;
+    void *d_ws = NULL;
+    hist_status s = HIST_ERR_CUDA;
+    cudaError_t err = cudaMalloc(&d_base, bytes + offset > 0 ? bytes + offset : 1);
+    if (err == cudaSuccess)
+        err = cudaMalloc(&d_hist, hist_bytes + 4);
+    if (err == cudaSuccess && ws > 0)
+        err = cudaMalloc(&d_ws, ws);
+    if (err == cudaSuccess && bytes > 0)
+        err = cudaMemcpy(d_base + offset, h_samples, bytes, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemset(d_hist, 0xFF, hist_bytes + 4); /* poisoned, as the timer does */
+    if (err == cudaSuccess) {
+        const hist_args args = {p, d_base + offset, d_hist, d_ws, dev, 0};
+        s = impl->run(&args);
+        if (s == HIST_OK) {
+            err = cudaDeviceSynchronize();
+            if (err == cudaSuccess)
+                err = cudaMemcpy(h_hist, d_hist, hist_bytes, cudaMemcpyDeviceToHost);
+            s = err == cudaSuccess ? HIST_OK : HIST_ERR_CUDA;
+        }
+    }
+    if (err != cudaSuccess)
+        s = hist_fail(HIST_ERR_CUDA, "%s at input offset %zu: %s", impl->name, offset,
+                      cudaGetErrorString(err));
+    cudaFree(d_base);
+    cudaFree(d_hist);
+    cudaFree(d_ws);
+    return s;
+}
+
 /**
  * @brief Spin one thread for @p ns nanoseconds of the global timer (tests of the event timer).
  * @param ns nanoseconds to spin

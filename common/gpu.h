@@ -118,6 +118,22 @@ hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch, 
                                int warmup, int reps, hist_stats *out);
 
 /**
+ * @brief Run a device implementation once with its input placed @p offset bytes past the start of
+ *        a device allocation that ends with the input (cudaMalloc's are 256-byte aligned; a
+ * caller's pointer, such as a PyTorch slice, need not be): a read past either end is out of bounds.
+ * @param dev the device
+ * @param impl a HIST_DEVICE implementation whose constraints hold
+ * @param p the problem
+ * @param h_samples the `[rows, channels]` host input
+ * @param offset bytes between the allocation's start and the input
+ * @param h_hist receives the `[channels, bins]` result
+ * @return HIST_OK, the implementation's error, or HIST_ERR_CUDA
+ */
+hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
+                                const hist_problem *p, const uint8_t *h_samples, size_t offset,
+                                uint32_t *h_hist);
+
+/**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.
  * @return HIST_OK or HIST_ERR_CUDA; @p elapsed_us gets the event-measured time.
  * @param dev the device

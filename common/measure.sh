@@ -10,10 +10,12 @@
 #   sweep    small-binned at growing sizes (make sweep)
 #   triton   day 02's Triton comparison (skipped where torch and triton are absent)
 #   demo     day 02's race demonstration (make demo)
+#   shapes   day 06's last two steps on the shapes and binnings of its targets (one CSV each)
+#   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown"
 cd "$(dirname "$0")/.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -93,7 +95,34 @@ EOF
           "$build/day02_naive/race_demo" --dist constant
           "$build/day02_naive/race_demo" --dist uniform; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo)" >&2; exit 2 ;;
+    shapes)
+        # NAME:IMPLEMENTATIONS:ARGS (the main preset's bytes in other shapes, other binnings, the
+        # small preset; step 6 where it runs, for comparison)
+        both=gpu_r6_v6_one_kernel,gpu_roofline
+        while IFS=: read -r name impls args; do
+            file=$out/${tag}_shapes_$name.csv
+            echo "measure: $file"
+            # shellcheck disable=SC2086
+            "$build/day06_roofline/day06_roofline" --impl "$impls" --reps 20 --csv "$file" \
+                --require-gpu $args > /dev/null
+        done <<EOF
+main-uniform:$both:--dist uniform
+main-constant:$both:--dist constant
+main-contention-90:$both:--dist contention:90
+main-runs-1000:$both:--dist runs:1000
+channels-510:gpu_roofline:--rows 1052688 --channels 510
+channels-513:gpu_roofline:--rows 1046578 --channels 513
+channels-4096:$both:--rows 131072 --channels 4096
+main-binned:gpu_roofline:--lo 1 --hi 100 --width 20 --values 1:100
+small-binned:gpu_roofline:--preset small-binned
+EOF
+        ;;
+    breakdown)
+        file=$out/${tag}_breakdown.txt
+        echo "measure: $file"
+        { stamp "$build/day06_roofline/breakdown"; "$build/day06_roofline/breakdown"; } > "$file.tmp"
+        mv "$file.tmp" "$file" ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"

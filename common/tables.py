@@ -17,7 +17,8 @@ docs/data/TAG_PRESET_DIST.csv (':' in DIST becomes '-'); PROFILE names docs/data
 Nsight Compute's CSV. Table kinds:
 
     runs     data=TAG runs=RUN,... impls=NAME,... cols=COL,...   one row per run and implementation
-             (COL: preset dist run impl median min e2e gbps pct cleanpct floor vsref vs:IMPL)
+             (COL: preset dist run shape bins impl median min e2e gbps pct cleanpct floor vsref
+             vs:IMPL)
     pivot    data=TAG preset=P dists=D,... impls=NAME,... [value=median] [pct=DIST] [floor=1]
              one row per implementation, one column per distribution (fastest in bold)
     profile  cols="LABEL=TAG:PROFILE:KERNEL;..." metrics=M,...   one row per metric
@@ -38,12 +39,13 @@ Figures (fig KIND ...):
 
     run TAG RUN IMPL FIELD             FIELD as COL above, or e2e, or status
     ratio TAG RUN IMPL_A IMPL_B        median of A / median of B, as 1.23x
-    overfloor TAG RUN IMPL             median / the same run's floor, as 36x
+    overfloor TAG RUN IMPL             median / the same run's floor, as 36x or 1.98x
     diff TAG RUN IMPL_A IMPL_B         median of A - median of B, as a time
     log FILE CONTEXT IMPL [FIELD]      in a kept text log, IMPL's median (or min) on the first
                                        table line after the first line that contains CONTEXT
     prof TAG PROFILE KERNEL METRIC     METRIC as in profile tables, or wpi (wavefronts per atomic)
     probe TAG TEXT                     the time on the probe's line containing TEXT
+    kept FILE TEXT                     in a kept text file, the first number after TEXT, in us
     date TAG RUN                       the run's date (written as 2026-11-22)
 """
 import csv
@@ -167,6 +169,10 @@ def run_value(row, field):
         return row.get("_preset", "")
     if field == "dist":
         return row["dist"]
+    if field == "shape":
+        return f"{int(row['rows']):,} x {int(row['channels']):,}"
+    if field == "bins":
+        return row["bins"]
     if field == "impl":
         return f"`{row['implementation']}`"
     raise Error(f"unknown field '{field}'")
@@ -175,7 +181,7 @@ def run_value(row, field):
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
         "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
         "cleanpct": "% of clean-L2 read", "floor": "floor", "vsref": "vs `cpu_reference`",
-        "vsprev": "vs previous lesson"}
+        "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins"}
 
 # the profile tables' metrics: short name -> (ncu metric, label, kind)
 METRICS = {
@@ -253,6 +259,17 @@ def probe_value(tag, text):
 
 
 # ---- provenance ----
+
+def kept_value(name, text):
+    """In a kept text file, the first number after TEXT on the first line containing it, in us."""
+    with open(data_path(name)) as f:
+        for line in f:
+            if text in line and not line.startswith("#"):
+                m = re.search(r"[0-9]+(?:\.[0-9]+)?", line.split(text, 1)[1])
+                if m:
+                    return f"{m.group(0)} us"
+    raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
+
 
 def rel(page, name):
     """A link from the page to docs/data/NAME."""
@@ -580,11 +597,13 @@ def figure(args):
         return log_value(*rest)
     if kind == "overfloor" and len(rest) == 3:
         row = run_row(*rest)
-        return f"{float(row['median_us']) / float(row['floor_median_us']):.0f}x"
+        return fmt_ratio(float(row['median_us']) / float(row['floor_median_us']))
     if kind == "prof" and len(rest) == 4:
         return prof_value(*rest)
     if kind == "probe" and len(rest) == 2:
         return probe_value(*rest)
+    if kind == "kept" and len(rest) == 2:
+        return kept_value(*rest)
     if kind == "date" and len(rest) == 2:
         return load_run(rest[0], rest[1])[1][0]["date_utc"][:10]
     raise Error(f"figure '{' '.join(args)}': see common/tables.py for the forms")

@@ -17,9 +17,11 @@
  *    (COALESCED: 32 consecutive bins of one channel per warp instruction);
  *  - PREFETCH > 0 streams the input into L2 ahead of the loads (step 3, which did not pay).
  *
- * The template parameters are the lesson's steps; `gpu_roofline` at the bottom is the answer:
- * VEC 4, UNROLL 8, MERGE_ATOMIC, no prefetch, COALESCED.
- * Byte histogram only; channels divisible by VEC.
+ * roofline_kernel()'s template parameters are steps 1-6 (byte histogram only, channels divisible
+ * by VEC); step 6 is VEC 4, UNROLL 8, MERGE_ATOMIC, no prefetch, COALESCED. Step 7, `gpu_roofline`
+ * at the bottom, the answer, is any_kernel(): step 6's loop and flush for any channel count,
+ * input alignment and binning (the section "step 7" says how). `make submission` wraps it for
+ * CS149 (submission.sh); day06_final_launch() gives breakdown.cu its phases.
  */
 #include "cuda_check.h"
 #include "device.cuh"
@@ -36,6 +38,9 @@
 #define R6_FLUSH_BINS 64
 /** @brief The transposition buffer `[128 slots][64 bins + 1 word of padding]`: 33,280 bytes. */
 #define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))
+
+/** @brief Loads in flight per thread in the final kernel (step 1's 8, double buffered). */
+#define R6_UNROLL 8
 
 /** @brief How a block's counts reach the output. */
 enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
@@ -60,7 +65,7 @@ enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
  * @return the channel, 0..127
  */
 template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
-    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
+    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_roofline]:
     //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
     //   and VEC 16 channel 16w + 4q + b with w = bank % 8, q = bank / 8.
     // stub: return slot;
@@ -79,7 +84,7 @@ template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t 
  * @param s_word this lane's slot of byte 0 in `[bin][slot]`
  */
 __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
-    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_roofline]:
+    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_roofline]:
     //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
     //   row of 128 slots in [bin][slot]; the byte's slot is 32 * b past s_word's.
     // stub: (void)v, (void)s_word;
@@ -213,7 +218,7 @@ template <int VEC, merge_mode MERGE>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
                                                 uint32_t c0, uint32_t group_channels,
                                                 uint32_t *d_dest) {
-    // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_roofline]: 64 bins at a time: copy
+    // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel]: 64 bins at a time: copy
     //   s_hist[(b0 + bin) * 128 + slot] to s_flush[slot * 65 + bin] (k = bin * 128 + slot per
     //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
     //   consecutive bins of one channel: skip channels >= group_channels, then MERGE_PARTIALS
@@ -343,6 +348,235 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
         flush_scattered<VEC, MERGE>(s_hist, c0, group_channels, d_dest);
 }
 
+/* ---- step 7: every shape and binning ----
+ *
+ * Steps 1-6 count the byte histogram of rows whose 128-channel groups start on 4-byte words. The
+ * final kernel keeps their loop exactly and changes only what it is given and how it flushes:
+ *
+ *  - Any channel count, by virtual rows. A row of 510 or 513 channels does not start on a word,
+ *    but 2 rows of 510 (1,020 bytes) or 4 of 513 (2,052) end on one: the input read from its
+ *    first word is an aligned `[rows / k][k * channels]` array (virtual_width()). Virtual channel
+ *    v of it is real channel (shift + v) % channels, where shift is how many bytes the input's
+ *    start lies before that word. The loop counts virtual channels in groups of up to 128 with
+ *    32-bit loads, exactly as before; the flush adds each virtual channel's counts into its real
+ *    channel. The first `shift` bytes and the last bytes that do not fill a virtual row are
+ *    counted a byte at a time. Small channel counts are widened to fill a group (1 channel: 128
+ *    rows per virtual row), so every lane has work.
+ *  - Balanced groups: 1,020 virtual channels are 8 groups of 128 (the last 124), 2,052 are 17
+ *    of 124 (the last 68), not 16 x 128 + 4, whose last group's blocks would take as long as the
+ *    others for 4 channels.
+ *  - Any binning, at no cost in the loop: it still counts the byte histogram, 256 values per
+ *    channel, and the flush folds values into bins (bin b of a channel is the sum of the counts of
+ *    its values lo + b * width .. min(hi, lo + (b + 1) * width - 1); values outside [lo, hi] are
+ *    never read). Binning per byte would add about five instructions to each of the loop's four
+ *    atomics; the fold costs one addition per value and channel, once per block.
+ *
+ * Where a group is wider than the real channels (fewer than 128), several of its virtual channels
+ * are one real channel: the flush first sums them in shared memory (FOLD), so that the output
+ * sees one atomic per real counter and block, not up to 128 on the same address.
+ */
+
+/**
+ * @brief One warp's rows: step 1's double-buffered loop of 32-bit loads, 8 in flight, each word
+ *        counted by count_word().
+ * @param p the warp's first row's word at the group's first channel
+ * @param stride words from one of the warp's rows to its next (32 rows further)
+ * @param n how many rows the warp counts
+ * @param s_lane this lane's slot of byte 0 in `[bin][slot]`
+ */
+__device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_t stride,
+                                           uint64_t n, uint32_t *s_lane) {
+    const uint32_t lane = threadIdx.x % 32;
+    uint32_t cur[R6_UNROLL], next[R6_UNROLL];
+    uint64_t k = 0;
+    if (n >= R6_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < R6_UNROLL; ++u)
+            cur[u] = __ldg(p + u * stride + lane);
+        p += R6_UNROLL * stride;
+        for (k = R6_UNROLL; k + R6_UNROLL <= n; k += R6_UNROLL) {
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u) /* the next batch in flight ... */
+                next[u] = __ldg(p + u * stride + lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u) /* ... while this one is counted */
+                count_word(cur[u], s_lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u)
+                cur[u] = next[u];
+            p += R6_UNROLL * stride;
+        }
+#pragma unroll
+        for (int u = 0; u < R6_UNROLL; ++u)
+            count_word(cur[u], s_lane);
+    }
+    for (; k < n; ++k, p += stride)
+        count_word(__ldg(p + lane), s_lane);
+}
+
+/** @brief The virtual rows of the final kernel (see the section comment). */
+typedef struct virtual_rows {
+    uint32_t channels; /**< real channels per row */
+    uint32_t width;    /**< virtual channels per virtual row: a multiple of 4 and of channels */
+    uint32_t shift;    /**< bytes from the input's start to its first word (0..3, at most its
+                            size): virtual channel v is real channel (shift + v) % channels */
+    uint64_t rows;     /**< whole virtual rows after those bytes */
+    uint32_t tail;     /**< bytes after the last whole virtual row (fewer than width) */
+} virtual_rows;
+
+/**
+ * @brief The flush for any binning and any virtual-to-real channel map: 64 bins at a time, bin b
+ *        of slot s summed from its values' counters into the `[128][65]` buffer (as in step 5),
+ *        then added to the output, 32 consecutive bins of one channel per warp instruction; with
+ *        FOLD, first summed per real channel in a second `[128][65]` buffer. The loops index by
+ *        the constants 64 and 128 (shifts): a division by the run-time bin count per counter cost
+ *        4 us more per block, measured.
+ * @param s_hist the block's `[256 values][128 slots]` histogram
+ * @param s_flush the transposition buffer
+ * @param s_real the real channel of each slot (UINT32_MAX: none)
+ * @param s_fold FOLD's per-real-channel buffer
+ * @param b the binning
+ * @param vr the virtual rows (channels: the real count)
+ * @param d_out the output `[channels][bins]`, zeroed
+ */
+template <bool FOLD>
+__device__ __forceinline__ void flush_binned(const uint32_t *s_hist, uint32_t *s_flush,
+                                             const uint32_t *s_real, uint32_t *s_fold,
+                                             hist_binning b, virtual_rows vr, uint32_t *d_out) {
+    const uint32_t pad = R6_FLUSH_BINS + 1, bins = (uint32_t)(b.hi - b.lo) / b.width + 1;
+    for (uint32_t b0 = 0; b0 < bins; b0 += R6_FLUSH_BINS) {
+        const uint32_t n = min(bins - b0, (uint32_t)R6_FLUSH_BINS);
+        /* k = bin * 128 + slot: fold values into bins, one slot per lane */
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
+            const uint32_t bin = k / R6_CHANNELS, slot = k % R6_CHANNELS;
+            if (bin >= n)
+                break; /* k only grows */
+            const uint32_t v0 = b.lo + (b0 + bin) * b.width;
+            uint32_t sum = s_hist[v0 * R6_CHANNELS + slot];
+            if (b.width > 1) { /* the bin's other values */
+                const uint32_t v1 = min((uint32_t)b.hi, v0 + b.width - 1);
+                for (uint32_t v = v0 + 1; v <= v1; ++v)
+                    sum += s_hist[v * R6_CHANNELS + slot];
+            }
+            s_flush[slot * pad + bin] = sum;
+            if (FOLD)
+                s_fold[slot * pad + bin] = 0; /* real channels < 128 use rows 0..channels-1 */
+        }
+        __syncthreads(); /* the buffer is full */
+        /* k = slot * 64 + bin: a warp takes consecutive bins of one slot */
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
+            const uint32_t slot = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+            const uint32_t real = s_real[slot];
+            const uint32_t count = s_flush[slot * pad + bin];
+            if (bin >= n || real == UINT32_MAX || count == 0)
+                continue;
+            if (FOLD)
+                atomicAdd(&s_fold[real * pad + bin], count);
+            else
+                atomicAdd(&d_out[(size_t)real * bins + b0 + bin], count);
+        }
+        __syncthreads(); /* read before the next round overwrites it */
+        if (FOLD) {
+            for (uint32_t k = threadIdx.x; k < vr.channels * R6_FLUSH_BINS; k += blockDim.x) {
+                const uint32_t real = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+                const uint32_t count = s_fold[real * pad + bin];
+                if (bin < n && count > 0)
+                    atomicAdd(&d_out[(size_t)real * bins + b0 + bin], count);
+            }
+            __syncthreads(); /* read before the next round zeroes it */
+        }
+    }
+}
+
+/** @brief Where a block's time goes: nanosecond stamps (%globaltimer) a block can record. */
+enum stamp_at { STAMP_START, STAMP_ZEROED, STAMP_COUNTED, STAMP_FLUSHED, STAMPS };
+
+/** @brief Record stamp @p at of this block in @p d_stamps (`[blocks][STAMPS]`), if not NULL.
+ * @param d_stamps the stamps, or NULL
+ * @param at which one
+ */
+__device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
+    if (d_stamps != NULL && threadIdx.x == 0) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        d_stamps[((size_t)blockIdx.y * gridDim.x + blockIdx.x) * STAMPS + at] = t;
+    }
+}
+
+/**
+ * @brief The final kernel: step 6's loop and flush over virtual rows, for any channel count,
+ *        input alignment and binning (see the section comment).
+ * @tparam FOLD a group is wider than the real channels: fold its virtual channels in shared
+ *         memory before adding to the output
+ * @param d_samples the input as given, row-major `[rows][channels]`, any alignment
+ * @param vr its virtual rows
+ * @param group_width virtual channels per block (a multiple of 4, at most 128; the last group
+ *        may have fewer)
+ * @param chunk_rows virtual rows per block
+ * @param binning the binning (applied by the flush)
+ * @param d_out the output `[channels][bins]`, zeroed
+ * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL
+ * @par Launch
+ * `__launch_bounds__(R6_THREADS, 1)`. `launch_any()`: a grid of (virtual channel groups, row
+ * chunks: SMs / groups), R6_THREADS (1024) threads, `R6_SMEM_BYTES` (128 KiB) plus
+ * `R6_FLUSH_BYTES` (33,280 bytes) plus 512 bytes (and with FOLD another `R6_FLUSH_BYTES`) of
+ * dynamic shared memory; the output zeroed before.
+ */
+template <bool FOLD>
+__global__ void __launch_bounds__(R6_THREADS, 1)
+    any_kernel(const uint8_t *__restrict__ d_samples, virtual_rows vr, uint32_t group_width,
+               uint64_t chunk_rows, hist_binning binning, uint32_t *__restrict__ d_out,
+               uint64_t *d_stamps) {
+    extern __shared__ uint32_t s_hist[]; /* [256 values][128 slots], then the flush buffers */
+    uint32_t *s_flush = s_hist + R6_BINS * R6_CHANNELS;
+    uint32_t *s_real = s_flush + R6_CHANNELS * (R6_FLUSH_BINS + 1);
+    uint32_t *s_fold = s_real + R6_CHANNELS;
+    stamp(d_stamps, STAMP_START);
+    const uint32_t c0 = blockIdx.x * group_width;
+    const uint32_t group_channels = min(group_width, vr.width - c0);
+    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x)
+        s_hist[k] = 0;
+    if (threadIdx.x < R6_CHANNELS) { /* each slot's real channel */
+        const uint32_t v = slot_to_channel<4>(threadIdx.x);
+        s_real[threadIdx.x] = v < group_channels ? (vr.shift + c0 + v) % vr.channels : UINT32_MAX;
+    }
+    __syncthreads(); /* all counters zeroed before any thread counts */
+    stamp(d_stamps, STAMP_ZEROED);
+
+    const uint32_t words = (group_channels + 3) / 4; /* lanes that count */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint64_t step = blockDim.x / 32; /* one virtual row per warp */
+    const uint64_t r0 = blockIdx.y * chunk_rows;
+    const uint64_t r1 = min(r0 + chunk_rows, vr.rows);
+    const uint8_t *aligned = d_samples + vr.shift; /* a word boundary */
+    if (lane < words) {
+        const uint64_t n = r1 > r0 + warp ? (r1 - r0 - warp + step - 1) / step : 0;
+        const uint32_t *p =
+            reinterpret_cast<const uint32_t *>(aligned + (r0 + warp) * vr.width + c0);
+        count_rows(p, step * vr.width / 4, n, s_hist + lane);
+        if (blockIdx.y == 0 && warp == 0) { /* the bytes outside whole virtual rows */
+#pragma unroll
+            for (uint32_t j = 0; j < 4; ++j) {
+                const uint32_t v = 4 * lane + j; /* in the group; count_word()'s slot */
+                if (v >= group_channels)
+                    continue;
+                if (c0 + v + vr.shift >= vr.width) /* before the first word: virtual row -1 */
+                    atomicAdd(&s_hist[d_samples[c0 + v + vr.shift - vr.width] * R6_CHANNELS +
+                                      32 * j + lane],
+                              1u);
+                if (c0 + v < vr.tail) /* after the last whole virtual row */
+                    atomicAdd(
+                        &s_hist[aligned[vr.rows * vr.width + c0 + v] * R6_CHANNELS + 32 * j + lane],
+                        1u);
+            }
+        }
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    stamp(d_stamps, STAMP_COUNTED);
+    flush_binned<FOLD>(s_hist, s_flush, s_real, s_fold, binning, vr, d_out);
+    stamp(d_stamps, STAMP_FLUSHED);
+}
+
 /* ---- host side ---- */
 
 /** @brief Row chunks: enough blocks for one per SM (4 groups x 33 chunks = 132 on an H100). */
@@ -426,6 +660,135 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
             run_roofline<vec, unroll, merge, prefetch, coalesced>, target, 0                       \
     }
 
+/* ---- host side of the final kernel ---- */
+
+/**
+ * @brief Virtual channels per virtual row for @p channels real ones: the least multiple of
+ *        @p channels that is a multiple of 4 (a whole number of words), then as many of those as
+ *        fit in one group of 128 when that is more than one (so that small channel counts fill
+ *        the warp). (A multiple of 32, whole sectors, measured no faster: README.md.)
+ * @param channels real channels per row
+ * @return virtual channels per virtual row
+ */
+static uint32_t virtual_width(uint32_t channels) {
+    // SOLUTION virtual_width [gpu_roofline]: rows per word-aligned run k = 4 / gcd(channels, 4)
+    //   (1, 2 or 4); width = k * channels; if width < 128, the largest multiple of width that is
+    //   at most 128.
+    // stub: return channels;
+    const uint32_t k = channels % 4 == 0 ? 1 : channels % 2 == 0 ? 2 : 4;
+    const uint32_t width = k * channels;
+    return width < R6_CHANNELS ? R6_CHANNELS / width * width : width;
+    // END SOLUTION
+}
+
+/** @brief The final kernel's grid: balanced channel groups, and row chunks for one block per SM.
+ */
+typedef struct any_grid {
+    virtual_rows vr;      /**< the input as virtual rows */
+    uint32_t group_width; /**< virtual channels per group, a multiple of 4, at most 128 */
+    uint32_t groups;      /**< channel groups (grid x) */
+    uint64_t chunk_rows;  /**< virtual rows per block */
+    uint32_t chunks;      /**< row chunks (grid y) */
+} any_grid;
+
+/**
+ * @brief The grid for @p p's input at @p samples on @p dev: its virtual rows, ceil(width / 128)
+ *        groups of equal width (rounded up to a word), then SMs / groups chunks of rows (at
+ *        least one).
+ * @param p the problem
+ * @param samples the input (its alignment sets the shift)
+ * @param dev the GPU
+ * @return the grid
+ */
+static any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_device *dev) {
+    any_grid g;
+    const uint64_t bytes = hist_samples(p);
+    g.vr.channels = p->channels;
+    g.vr.width = virtual_width(p->channels);
+    g.vr.shift = (uint32_t)((4 - (uintptr_t)samples % 4) % 4); /* to a word */
+    if (g.vr.shift > bytes)
+        g.vr.shift = (uint32_t)bytes;
+    g.vr.rows = (bytes - g.vr.shift) / g.vr.width;
+    g.vr.tail = (uint32_t)(bytes - g.vr.shift - g.vr.rows * g.vr.width);
+    const uint32_t groups = (g.vr.width + R6_CHANNELS - 1) / R6_CHANNELS;
+    g.group_width = (((g.vr.width + groups - 1) / groups) + 3) / 4 * 4; /* whole words */
+    g.groups = (g.vr.width + g.group_width - 1) / g.group_width;
+    uint64_t chunks = (uint64_t)dev->sm_count / g.groups;
+    if (chunks < 1)
+        chunks = 1;
+    g.chunk_rows = g.vr.rows > 0 ? HIST_CEIL_DIV(g.vr.rows, chunks) : 1;
+    g.chunks = g.vr.rows > 0 ? (uint32_t)HIST_CEIL_DIV(g.vr.rows, g.chunk_rows) : 1;
+    return g;
+}
+
+/** @brief Shared memory of the final kernel: histogram, flush buffer, slot map, and FOLD's
+ *  buffer. */
+#define R6_ANY_SMEM_BYTES (R6_SMEM_BYTES + 2 * R6_FLUSH_BYTES + R6_CHANNELS * sizeof(uint32_t))
+
+/**
+ * @brief Zero the output, then launch any_kernel() on the problem's virtual rows.
+ * @param a the call's arguments
+ * @param zero whether to zero the output first (day 06's breakdown times the kernel alone)
+ * @param d_stamps per-block stamps, or NULL
+ * @param blocks receives the number of blocks launched (0: none)
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status launch_any(const hist_args *a, bool zero, uint64_t *d_stamps, uint32_t *blocks) {
+    const hist_problem *p = a->problem;
+    *blocks = 0;
+    if (zero)
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    if (hist_samples(p) == 0)
+        return HIST_OK;
+    const any_grid g = grid_for(p, a->samples, a->device);
+    const bool fold = g.group_width > p->channels;
+    auto kernel = fold ? any_kernel<true> : any_kernel<false>;
+    const size_t smem = R6_ANY_SMEM_BYTES - (fold ? 0 : R6_FLUSH_BYTES);
+    HIST_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    kernel<<<dim3(g.groups, g.chunks), R6_THREADS, smem>>>(
+        a->samples, g.vr, g.group_width, g.chunk_rows, p->binning, a->hist, d_stamps);
+    HIST_CUDA_TRY_LAUNCH("any_kernel");
+    *blocks = g.groups * g.chunks;
+    return HIST_OK;
+}
+
+/** @brief The registry's entry point of the final kernel.
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status run_any(const hist_args *a) {
+    uint32_t blocks;
+    return launch_any(a, true, NULL, &blocks);
+}
+
+/** @brief The final kernel's one limit: its shared memory.
+ * @param p the problem
+ * @param dev the GPU, or NULL
+ * @return why not, or NULL
+ */
+static const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
+    (void)p;
+    if (dev && R6_ANY_SMEM_BYTES > dev->smem_per_block_optin)
+        return "needs more shared memory per block (the histogram and the flush buffer) than this "
+               "GPU allows";
+    return NULL;
+}
+
+/**
+ * @brief For day 06's breakdown program: the final kernel on @p a, with or without zeroing the
+ *        output, stamping each block's phases into @p d_stamps if not NULL.
+ * @param a the call's arguments
+ * @param zero 1: zero the output first, as the registry entry does
+ * @param d_stamps `[blocks][4]` stamps (start, zeroed, counted, flushed; ns), or NULL
+ * @param blocks receives the number of blocks launched (grid x times grid y; 0: none)
+ * @return HIST_OK or the CUDA error
+ */
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, uint64_t *d_stamps,
+                                          uint32_t *blocks) {
+    return launch_any(a, zero != 0, d_stamps, blocks);
+}
+
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last
  * one is the lesson's answer. */
 /* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
@@ -450,10 +813,13 @@ const hist_impl day06_impls[] = {
     ROOFLINE_IMPL("gpu_r6_v5_two_kernels",
                   "step 5: partials stored coalesced through a transposition buffer, then summed",
                   4, 8, MERGE_PARTIALS, 0, true, 0.85),
-    ROOFLINE_IMPL("gpu_roofline",
-                  "final: conflict-free counting, 32-bit loads 8 deep, one kernel with a coalesced "
-                  "atomic flush",
+    ROOFLINE_IMPL("gpu_r6_v6_one_kernel",
+                  "step 6: conflict-free counting, 32-bit loads 8 deep, one kernel with a "
+                  "coalesced atomic flush",
                   4, 8, MERGE_ATOMIC, 0, true, 0.85),
+    {"gpu_roofline", "day06_roofline", HIST_DEVICE,
+     "final (step 7): step 6 for any channel count, row alignment and binning",
+     "any shape and binning (shared memory permitting)", unsupported_any, NULL, run_any, 0.85, 0},
 };
 
 /** @brief How many entries day06_impls holds. */

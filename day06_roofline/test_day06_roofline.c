@@ -2,16 +2,24 @@
  * @file test_day06_roofline.c
  * @brief day06_roofline: every version exactly against the reference on row counts around its
  *        batch sizes, channel counts around its 128-channel groups, every distribution, the main
- *        preset, and counts past 16 bits in one block's counters. Skipped without a GPU.
+ *        preset, and counts past 16 bits in one block's counters; the final kernel on every
+ *        channel count near a word or a group boundary, 4,096 channels and more, every binning,
+ *        and inputs that start 1 to 33 bytes past a sector; the CS149 submission built by
+ *        PyTorch against torch.bincount (skipped without PyTorch). Skipped without a GPU.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "gpu.h"
+#include "reference.h"
 #include "test_util.h"
 
 HIST_DECLARE_REGISTRY(day06);
 
-static const uint64_t rows[] = {0, 1, 7, 31, 32, 33, 1000, 65537, 1000003};
+static const uint64_t rows[] = {0, 1, 7, 31, 32, 33, 1000, 65537, 100003};
 static const uint32_t channels[] = {4, 16, 60, 64, 112, 128, 144, 512, 528, 1024};
 
 static void test_shape_matrix(void **state) {
@@ -23,8 +31,12 @@ static void test_shape_matrix(void **state) {
     test_registry_on_matrix(day06_impls, day06_impl_count, &m, ran);
     for (size_t i = 0; i < day06_impl_count; ++i) {
         print_message("%s: %d cases exact\n", day06_impls[i].name, ran[i]);
-        /* byte binning only; 16-byte versions need channels divisible by 16 (8 of the 10) */
-        assert_true(ran[i] == 9 * 10 * 4 || ran[i] == 9 * 8 * 4);
+        /* steps 1-6: byte binning only, 16-byte loads need channels divisible by 16 (8 of the
+           10); the final kernel: every binning (3) of every case */
+        if (strcmp(day06_impls[i].name, "gpu_roofline") == 0)
+            assert_int_equal(ran[i], 9 * 10 * 4 * 3);
+        else
+            assert_true(ran[i] == 9 * 10 * 4 || ran[i] == 9 * 8 * 4);
     }
     free(ran);
 }
@@ -44,9 +56,105 @@ static void test_constraints_are_clear(void **state) {
     hist_problem binned = {100, 16, {1, 100, 20}};
     hist_problem odd = {100, 6, {0, 255, 1}};
     for (size_t i = 0; i < day06_impl_count; ++i) {
+        if (strcmp(day06_impls[i].name, "gpu_roofline") == 0) { /* takes both */
+            assert_null(day06_impls[i].unsupported(&binned, NULL));
+            assert_null(day06_impls[i].unsupported(&odd, NULL));
+            continue;
+        }
         assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "byte histogram only"));
         assert_non_null(strstr(day06_impls[i].unsupported(&odd, NULL), "divisible by"));
     }
+}
+
+/* The final kernel: rows around its ends (the first and last rows of an unaligned input are
+   counted a byte at a time), channels around words and balanced groups, many groups. */
+static const uint64_t final_rows[] = {2, 3, 5, 9, 33, 4099};
+static const uint32_t final_channels[] = {2, 5, 6, 7, 127, 129, 255, 257, 383, 510, 4093, 4096};
+
+static void test_final_any_shape(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
+    const test_matrix m = {final_rows, 6, final_channels, 12};
+    const int ran = test_matrix_exact(final, dev, &m, 2);
+    print_message("gpu_roofline: %d more cases exact\n", ran);
+    assert_int_equal(ran, 6 * 12 * 4 * 3); /* nothing skipped */
+    /* many channel groups, fewer rows than blocks */
+    static const uint64_t wide_rows[] = {1, 3, 100};
+    static const uint32_t wide_channels[] = {16384, 16387};
+    const test_matrix wide = {wide_rows, 3, wide_channels, 2};
+    assert_int_equal(test_matrix_exact(final, dev, &wide, 2), 3 * 2 * 4 * 3);
+}
+
+/* An input that does not start on a word or a 32-byte sector (a caller's pointer into a larger
+   buffer). */
+static void test_final_unaligned_input(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
+    static const uint64_t rows[] = {1, 2, 7, 1000, 65537};
+    static const uint32_t channels[] = {1, 3, 4, 64, 65, 512, 513};
+    static const hist_binning binnings[] = {{0, 255, 1}, {1, 100, 20}};
+    int cases = 0;
+    for (size_t r = 0; r < 5; ++r)
+        for (size_t c = 0; c < 7; ++c)
+            for (size_t b = 0; b < 2; ++b) {
+                hist_dataset d = test_data(rows[r], channels[c], binnings[b],
+                                           (hist_dist){HIST_DIST_UNIFORM, 0}, 100 + cases);
+                uint8_t *samples = test_samples(&d);
+                const size_t n = hist_counters(&d.problem);
+                uint32_t *want = calloc(n, sizeof *want), *got = calloc(n, sizeof *got);
+                assert_non_null(want);
+                assert_non_null(got);
+                hist_reference(&d.problem, samples, want);
+                static const size_t offsets[] = {1, 2, 3, 4, 17, 31, 32, 33};
+                for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
+                    const size_t offset = offsets[o];
+                    memset(got, 0, n * sizeof *got);
+                    if (hist_gpu_run_offset(dev, final, &d.problem, samples, offset, got) !=
+                        HIST_OK)
+                        fail_msg("%s", hist_last_error());
+                    if (memcmp(want, got, n * sizeof *got) != 0)
+                        fail_msg("gpu_roofline differs: %llu x %u, binning %u..%u/%u, input %zu "
+                                 "bytes past a word",
+                                 (unsigned long long)rows[r], channels[c], binnings[b].lo,
+                                 binnings[b].hi, binnings[b].width, offset);
+                    ++cases;
+                }
+                free(want);
+                free(got);
+                free(samples);
+            }
+    print_message("gpu_roofline: exact on %d cases with unaligned inputs\n", cases);
+}
+
+/* `make submission`'s file, built by PyTorch's load_inline, against torch.bincount (run from the
+   repository root, as make test does). */
+static void test_submission_matches_bincount(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    (void)dev;
+    if (access("day06_roofline/submission.sh", X_OK) != 0)
+        fail_msg("run the tests from the repository root (make test does)");
+    char dir[] = "/tmp/cs149_submission_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/histogram.cu", dir);
+    static char out[65536], err[65536];
+    char *gen[] = {"day06_roofline/submission.sh", path, NULL};
+    if (test_run_program(gen, out, sizeof out, err, sizeof err) != 0)
+        fail_msg("make submission failed: %s", err);
+    char *check[] = {"/usr/bin/env", "python3", "day06_roofline/test_submission.py", path, NULL};
+    const int status = test_run_program(check, out, sizeof out, err, sizeof err);
+    print_message("%s", out);
+    unlink(path);
+    rmdir(dir);
+    if (status == 77 || status == 127) /* no PyTorch (or no python3) here */
+        skip();
+    if (status != 0)
+        fail_msg("the submission is not exact or did not build (exit %d): %s", status, err);
 }
 
 /**
@@ -58,6 +166,9 @@ int main(void) {
         cmocka_unit_test(test_shape_matrix),
         cmocka_unit_test(test_counts_past_16_bits_per_block),
         cmocka_unit_test(test_constraints_are_clear),
+        cmocka_unit_test(test_final_any_shape),
+        cmocka_unit_test(test_final_unaligned_input),
+        cmocka_unit_test(test_submission_matches_bincount),
     };
     return cmocka_run_group_tests_name("day06_roofline", tests, NULL, NULL);
 }

@@ -1,0 +1,239 @@
+/**
+ * @file breakdown.cu
+ * @brief Day 06: where the time between the final kernel and the floor goes (`make breakdown
+ *        DAY=06`).
+ *
+ * On the main preset, each timed like the harness times everything (CUDA events, L2 flushed
+ * before each run, median of many): the two floors, an empty kernel (what the timer itself
+ * costs), the output's memset alone, the final kernel without it, and the registry's
+ * `gpu_roofline` (both). Then one run of the kernel with every block stamping its phases with the
+ * GPU's nanosecond clock (%globaltimer): when blocks start, how long zeroing the histogram takes,
+ * when counting ends (first, median and last block), how long the flush takes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "data.h"
+#include "gpu.h"
+
+/** @brief Runs behind each median. */
+#define BREAKDOWN_REPS 51
+/** @brief The phases each block stamps (roofline.cu's stamp_at). */
+#define BREAKDOWN_STAMPS 4
+
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, uint64_t *d_stamps,
+                                          uint32_t *blocks);
+
+/** @brief What each timed launch gets. */
+typedef struct breakdown_ctx {
+    hist_args args;     /**< the final kernel's arguments */
+    int zero;           /**< zero the output first */
+    int kernel;         /**< 0: the memset alone */
+    uint64_t *d_stamps; /**< stamps, or NULL */
+    uint32_t blocks;    /**< blocks of the last launch */
+} breakdown_ctx;
+
+/** @brief On a CUDA error, set the message and jump to `done` (s holds the status). */
+#define BREAKDOWN_TRY(call)                                                                        \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                                   \
+            s = hist_fail(HIST_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_));                 \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/** @brief A kernel that does nothing: the timer's own cost. */
+__global__ void empty_kernel() {}
+
+/** @brief Queue an empty kernel.
+ * @param ctx unused
+ * @return its launch status
+ */
+static hist_status launch_empty(void *ctx) {
+    (void)ctx;
+    empty_kernel<<<1, 32>>>();
+    HIST_CUDA_TRY_LAUNCH("empty_kernel");
+    return HIST_OK;
+}
+
+/** @brief Queue the memset, the kernel, or both.
+ * @param ctx a breakdown_ctx
+ * @return the launch status
+ */
+static hist_status launch_final(void *ctx) {
+    breakdown_ctx *b = (breakdown_ctx *)ctx;
+    if (!b->kernel) {
+        HIST_CUDA_TRY(
+            cudaMemsetAsync(b->args.hist, 0, hist_counters(b->args.problem) * sizeof(uint32_t)));
+        return HIST_OK;
+    }
+    return day06_final_launch(&b->args, b->zero, b->d_stamps, &b->blocks);
+}
+
+/** @brief Print one timed line.
+ * @param label what was timed
+ * @param st its statistics
+ */
+static void line(const char *label, const hist_stats *st) {
+    printf("  %-52s %8.1f us (min %.1f)\n", label, st->median_us, st->min_us);
+}
+
+/** @brief Compare two doubles for qsort.
+ * @param a one
+ * @param b the other
+ * @return -1, 0 or 1
+ */
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/** @brief Sort @p v and return its median.
+ * @param v the values
+ * @param n how many
+ * @return the median
+ */
+static double median(double *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/** @brief Time everything on @p preset_dist and print it.
+ * @param dev the GPU
+ * @param dist the distribution of the main preset's data
+ * @return HIST_OK or the error
+ */
+static hist_status breakdown(const hist_device *dev, hist_dist dist) {
+    hist_dataset d;
+    hist_status s = hist_preset("main", &d);
+    if (s != HIST_OK)
+        return s;
+    d.dist = dist;
+    const hist_problem *p = &d.problem;
+    const size_t bytes = hist_samples(p);
+    uint8_t *h = (uint8_t *)malloc(bytes);
+    if (!h)
+        return hist_fail(HIST_ERR_NOMEM, "cannot allocate %zu bytes", bytes);
+    if ((s = hist_generate(&d, h)) != HIST_OK) {
+        free(h);
+        return s;
+    }
+    hist_gpu *g = NULL;
+    uint8_t *d_samples = NULL;
+    uint32_t *d_hist = NULL;
+    uint64_t *d_stamps = NULL;
+    uint64_t *h_stamps = NULL;
+    char name[64];
+    hist_dist_format(dist, name, sizeof name);
+    if ((s = hist_gpu_create(&g, dev, p, h, 0)) != HIST_OK)
+        goto done;
+    BREAKDOWN_TRY(cudaMalloc(&d_samples, bytes));
+    BREAKDOWN_TRY(cudaMemcpy(d_samples, h, bytes, cudaMemcpyHostToDevice));
+    BREAKDOWN_TRY(cudaMalloc(&d_hist, hist_counters(p) * sizeof(uint32_t)));
+    BREAKDOWN_TRY(
+        cudaMalloc(&d_stamps, (size_t)dev->sm_count * 4 * BREAKDOWN_STAMPS * sizeof(uint64_t)));
+    {
+        printf("breakdown on %s (%d SMs): main preset (%llu x %u, %s), medians of %d runs, L2 "
+               "flushed before each\n",
+               dev->name, dev->sm_count, (unsigned long long)p->rows, p->channels, name,
+               BREAKDOWN_REPS);
+        hist_stats st;
+        if ((s = hist_gpu_time_floor(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("floor: read once, L2 flushed (dirty lines written back)", &st);
+        if ((s = hist_gpu_time_floor_clean(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("floor: read once, clean L2", &st);
+        if ((s = hist_gpu_time_work(dev, launch_empty, NULL, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("empty kernel (the timer's own cost)", &st);
+        breakdown_ctx b = {{p, d_samples, d_hist, NULL, dev, 1}, 1, 0, NULL, 0};
+        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("memset of the output alone", &st);
+        b.kernel = 1;
+        b.zero = 0;
+        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("final kernel alone (output not zeroed)", &st);
+        b.zero = 1;
+        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("gpu_roofline: memset + kernel", &st);
+
+        /* one stamped run, after a warm-up, the L2 flushed before it like every run */
+        b.d_stamps = d_stamps;
+        if ((s = hist_gpu_time_work(dev, launch_final, &b, 1, 1, &st)) != HIST_OK)
+            goto done;
+        const size_t n = b.blocks;
+        h_stamps = (uint64_t *)malloc(n * BREAKDOWN_STAMPS * sizeof(uint64_t));
+        double *zero = (double *)malloc(n * sizeof(double));
+        double *counted = (double *)malloc(n * sizeof(double));
+        double *flush = (double *)malloc(n * sizeof(double));
+        if (!h_stamps || !zero || !counted || !flush) {
+            free(zero), free(counted), free(flush);
+            s = hist_fail(HIST_ERR_NOMEM, "out of host memory");
+            goto done;
+        }
+        BREAKDOWN_TRY(cudaMemcpy(h_stamps, d_stamps, n * BREAKDOWN_STAMPS * sizeof(uint64_t),
+                                 cudaMemcpyDeviceToHost));
+        uint64_t t0 = UINT64_MAX, last_start = 0, last_end = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
+            t0 = t[0] < t0 ? t[0] : t0;
+            last_start = t[0] > last_start ? t[0] : last_start;
+            last_end = t[3] > last_end ? t[3] : last_end;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
+            zero[i] = (t[1] - t[0]) * 1e-3;
+            counted[i] = (t[2] - t0) * 1e-3;
+            flush[i] = (t[3] - t[2]) * 1e-3;
+        }
+        const double zero_med = median(zero, n), flush_med = median(flush, n);
+        const double flush_max = flush[n - 1];
+        const double counted_med = median(counted, n);
+        printf(" inside one run of the kernel (%%globaltimer stamps of its %zu blocks, us after "
+               "the first block starts; this run %.1f us between events):\n",
+               n, st.median_us);
+        printf("  %-52s %8.1f\n", "last block starts", (last_start - t0) * 1e-3);
+        printf("  %-52s %8.1f\n", "zeroing the shared histogram (median block)", zero_med);
+        printf("  %-52s %8.1f\n", "counting done: first block", counted[0]);
+        printf("  %-52s %8.1f\n", "counting done: median block", counted_med);
+        printf("  %-52s %8.1f\n", "counting done: last block", counted[n - 1]);
+        printf("  %-52s %8.1f\n", "flush (median block)", flush_med);
+        printf("  %-52s %8.1f\n", "flush (longest)", flush_max);
+        printf("  %-52s %8.1f\n", "last flush done (the kernel's span)", (last_end - t0) * 1e-3);
+        free(zero), free(counted), free(flush);
+        s = HIST_OK;
+    }
+done:
+    cudaFree(d_samples);
+    cudaFree(d_hist);
+    cudaFree(d_stamps);
+    free(h_stamps);
+    hist_gpu_destroy(g);
+    free(h);
+    return s;
+}
+
+/**
+ * @brief Run the breakdown on uniform and constant data, or say why not.
+ * @return the exit status (0: done or skipped without a GPU, 3: a failure)
+ */
+int main(void) {
+    hist_device dev;
+    if (hist_device_open(&dev) != HIST_OK) {
+        printf("breakdown skipped: %s\n", hist_last_error());
+        return 0;
+    }
+    const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0}, {HIST_DIST_CONSTANT, 0}};
+    for (int k = 0; k < 2; ++k)
+        if (breakdown(&dev, dists[k]) != HIST_OK) {
+            fprintf(stderr, "breakdown: %s\n", hist_last_error());
+            return 3;
+        }
+    return 0;
+}
