@@ -292,7 +292,7 @@ print-profile-metrics:
 	@echo "$(PROFILE_METRICS)"
 
 # Every measurement the READMEs quote, on this machine's GPU, kept in docs/data as TAG_* files
-# (common/measure.sh; MEASURE_STEPS="runs profile probe sweep triton demo shapes breakdown" picks
+# (common/measure.sh; MEASURE_STEPS="runs ... shapes breakdown shapes-profile" picks
 # some); then `make tables` rewrites the READMEs' tables and figures from them.
 MEASURE_DIR ?= docs/data
 measure: all

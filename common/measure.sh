@@ -12,10 +12,12 @@
 #   demo     day 02's race demonstration (make demo)
 #   shapes   day 06's last two steps on the shapes and binnings of its targets (one CSV each)
 #   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
+#   shapes-profile  Nsight Compute on day 06's final kernel in four of those shapes: its loads'
+#            requests, sectors and wavefronts, and its instructions
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile"
 cd "$(dirname "$0")/.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -24,7 +26,8 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 
 tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr 'A-Z' 'a-z')}
 [ -n "$tag" ] || tag=$(echo "$gpu" | tr -c 'A-Za-z0-9\n' '_')
 mkdir -p "$out"
-stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git rev-parse --short HEAD 2>/dev/null || echo '?'): $*"; }
+# the commit, "-dirty" when the working tree differs from it (measurements of uncommitted code)
+stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git describe --always --dirty 2>/dev/null || echo '?'): $*"; }
 NCU=${NCU:-ncu}
 
 for step in $steps; do
@@ -122,7 +125,30 @@ EOF
         echo "measure: $file"
         { stamp "$build/day06_roofline/breakdown"; "$build/day06_roofline/breakdown"; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown)" >&2; exit 2 ;;
+    shapes-profile)
+        m=gpu__time_duration.sum,sm__inst_executed.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+        m=$m,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_sectors_srcunit_tex_op_read.sum
+        m=$m,l1tex__data_pipe_lsu_wavefronts.sum,dram__bytes_read.sum
+        m=$m,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed
+        while IFS=: read -r name args; do
+            file=$out/${tag}_profile_shapes_$name.csv
+            echo "measure: $file"
+            cmd="$NCU --clock-control none --kernel-name regex:any_kernel --metrics $m --csv $build/day06_roofline/day06_roofline --impl gpu_roofline --reps 1 --warmup 0 $args"
+            # shellcheck disable=SC2086
+            { stamp "$cmd"
+              $NCU --clock-control none --kernel-name regex:any_kernel --metrics "$m" --csv \
+                  --log-file "$file.part" "$build/day06_roofline/day06_roofline" \
+                  --impl gpu_roofline --reps 1 --warmup 0 $args > /dev/null
+              cat "$file.part"; } > "$file.tmp"
+            rm -f "$file.part"; mv "$file.tmp" "$file"
+        done <<EOF
+main:--dist uniform
+channels-510:--rows 1052688 --channels 510
+channels-513:--rows 1046578 --channels 513
+channels-4096:--rows 131072 --channels 4096
+EOF
+        ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"

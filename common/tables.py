@@ -201,6 +201,10 @@ METRICS = {
     "conflicts": ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
                   "shared atomic bank conflicts", "count"),
     "wpi": (None, "wavefronts per shared atomic", "ratio"),
+    "inst": ("sm__inst_executed.sum", "warp instructions", "count"),
+    "ldreq": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global load requests", "count"),
+    "ldsec": ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global load sectors", "count"),
+    "lsuwave": ("l1tex__data_pipe_lsu_wavefronts.sum", "L1 wavefronts (all LSU)", "count"),
 }
 
 

@@ -13,7 +13,7 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: day06_roofline/submission.sh OUT.cu" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 out=$1
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp "$out.XXXXXX")
 trap 'rm -f "$tmp"' EXIT

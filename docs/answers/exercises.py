@@ -176,13 +176,13 @@ EXERCISES = {
         (v, "05", k, f"{R}" if k == "run" else "--reps 1 --warmup 0")
         for v in ("base", "d05_blocks1") for k in ("run", "profile")],
     "day06_ex1_fuse_zeroing": [
-        (v, "06", "run", f"--impl gpu_roofline {R}") for v in ("base", "d06_no_memset")],
+        (v, "06", "run", f"--impl gpu_r6_v6_one_kernel {R}") for v in ("base", "d06_no_memset")],
     "day06_ex2_no_pad": [
-        (v, "06", "run", f"--impl gpu_r6_v5_two_kernels,gpu_roofline {R} {d}")
+        (v, "06", "run", f"--impl gpu_r6_v5_two_kernels,gpu_r6_v6_one_kernel {R} {d}")
         for v in ("base", "d06_no_pad") for d in ("", "--dist constant")],
     "day06_ex3_16_bit": [("base", "06", "probe", "")],
     "day06_ex4_scattered_flush": [
-        ("base", "06", "run", f"--impl gpu_r6_v1_conflict_free,gpu_roofline {R} {d}")
+        ("base", "06", "run", f"--impl gpu_r6_v1_conflict_free,gpu_r6_v6_one_kernel {R} {d}")
         for d in ("", "--dist runs:64", "--dist contention:50", "--dist constant")],
 }
 
