@@ -5,6 +5,8 @@
 #ifndef HIST_DEVICE_CUH
 #define HIST_DEVICE_CUH
 
+#include <string.h>
+
 #include "cuda_check.h"
 #include "hist.h"
 
@@ -64,6 +66,28 @@ __device__ __forceinline__ uint32_t hist_stream_xor(const T *__restrict__ data, 
     for (; i < n; i += stride)
         x ^= hist_fold(data[i]);
     return x;
+}
+
+/**
+ * @brief What the harness knows of a GPU, from the CUDA runtime's properties: used by
+ *        hist_device_open() and by day 06's CS149 submission, which has no harness around it.
+ * @param prop the device's properties (cudaGetDeviceProperties)
+ * @param ordinal the device's number
+ * @param dev filled in
+ */
+static inline void hist_device_from_props(const cudaDeviceProp *prop, int ordinal,
+                                          hist_device *dev) {
+    memset(dev, 0, sizeof *dev);
+    dev->ordinal = ordinal;
+    memcpy(dev->name, prop->name, sizeof dev->name - 1); /* prop->name is NUL-terminated */
+    dev->sm_count = prop->multiProcessorCount;
+    dev->cc_major = prop->major;
+    dev->cc_minor = prop->minor;
+    dev->l2_bytes = (size_t)prop->l2CacheSize;
+    dev->smem_per_block_optin = prop->sharedMemPerBlockOptin;
+    dev->smem_per_sm = prop->sharedMemPerMultiprocessor;
+    dev->max_threads_per_sm = prop->maxThreadsPerMultiProcessor;
+    dev->global_bytes = prop->totalGlobalMem;
 }
 
 /** @brief Threads per block of hist_sum_partials_kernel(). */

@@ -46,17 +46,7 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
     cudaDeviceProp prop;
     HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
     HIST_CUDA_TRY(cudaSetDevice(0));
-    memset(dev, 0, sizeof *dev);
-    dev->ordinal = 0;
-    memcpy(dev->name, prop.name, sizeof dev->name - 1); /* prop.name is NUL-terminated */
-    dev->sm_count = prop.multiProcessorCount;
-    dev->cc_major = prop.major;
-    dev->cc_minor = prop.minor;
-    dev->l2_bytes = (size_t)prop.l2CacheSize;
-    dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
-    dev->smem_per_sm = prop.sharedMemPerMultiprocessor;
-    dev->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    dev->global_bytes = prop.totalGlobalMem;
+    hist_device_from_props(&prop, 0, dev);
     return HIST_OK;
 }
 

@@ -29,6 +29,9 @@ mkdir -p "$out"
 # the commit, "-dirty" when the working tree differs from it (measurements of uncommitted code)
 stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git describe --always --dirty 2>/dev/null || echo '?'): $*"; }
 NCU=${NCU:-ncu}
+# the main preset's bytes in day 06's other shapes (the shapes and shapes-profile steps)
+C510="--rows 1052688 --channels 510" C513="--rows 1046578 --channels 513"
+C4096="--rows 131072 --channels 4096"
 
 for step in $steps; do
     case $step in
@@ -113,9 +116,9 @@ main-uniform:$both:--dist uniform
 main-constant:$both:--dist constant
 main-contention-90:$both:--dist contention:90
 main-runs-1000:$both:--dist runs:1000
-channels-510:gpu_roofline:--rows 1052688 --channels 510
-channels-513:gpu_roofline:--rows 1046578 --channels 513
-channels-4096:$both:--rows 131072 --channels 4096
+channels-510:gpu_roofline:$C510
+channels-513:gpu_roofline:$C513
+channels-4096:$both:$C4096
 main-binned:gpu_roofline:--lo 1 --hi 100 --width 20 --values 1:100
 small-binned:gpu_roofline:--preset small-binned
 EOF
@@ -143,9 +146,9 @@ EOF
             rm -f "$file.part"; mv "$file.tmp" "$file"
         done <<EOF
 main:--dist uniform
-channels-510:--rows 1052688 --channels 510
-channels-513:--rows 1046578 --channels 513
-channels-4096:--rows 131072 --channels 4096
+channels-510:$C510
+channels-513:$C513
+channels-4096:$C4096
 EOF
         ;;
     *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile)" >&2; exit 2 ;;

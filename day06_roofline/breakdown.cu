@@ -192,17 +192,19 @@ static hist_status breakdown(const hist_device *dev, hist_dist dist) {
             counted[i] = (t[2] - t0) * 1e-3;
             flush[i] = (t[3] - t[2]) * 1e-3;
         }
+        /* median() sorts: afterwards [0] is the smallest and [n - 1] the largest */
         const double zero_med = median(zero, n), flush_med = median(flush, n);
-        const double flush_max = flush[n - 1];
         const double counted_med = median(counted, n);
+        const double flush_max = flush[n - 1], counted_first = counted[0];
+        const double counted_last = counted[n - 1];
         printf(" inside one run of the kernel (%%globaltimer stamps of its %zu blocks, us after "
                "the first block starts; this run %.1f us between events):\n",
                n, st.median_us);
         printf("  %-52s %8.1f\n", "last block starts", (last_start - t0) * 1e-3);
         printf("  %-52s %8.1f\n", "zeroing the shared histogram (median block)", zero_med);
-        printf("  %-52s %8.1f\n", "counting done: first block", counted[0]);
+        printf("  %-52s %8.1f\n", "counting done: first block", counted_first);
         printf("  %-52s %8.1f\n", "counting done: median block", counted_med);
-        printf("  %-52s %8.1f\n", "counting done: last block", counted[n - 1]);
+        printf("  %-52s %8.1f\n", "counting done: last block", counted_last);
         printf("  %-52s %8.1f\n", "flush (median block)", flush_med);
         printf("  %-52s %8.1f\n", "flush (longest)", flush_max);
         printf("  %-52s %8.1f\n", "last flush done (the kernel's span)", (last_end - t0) * 1e-3);

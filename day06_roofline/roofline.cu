@@ -436,14 +436,15 @@ typedef struct virtual_rows {
  * @param s_real the real channel of each slot (UINT32_MAX: none)
  * @param s_fold FOLD's per-real-channel buffer
  * @param b the binning
+ * @param bins its bins (hist_bins())
  * @param vr the virtual rows (channels: the real count)
  * @param d_out the output `[channels][bins]`, zeroed
  */
 template <bool FOLD>
-__device__ __forceinline__ void flush_binned(const uint32_t *s_hist, uint32_t *s_flush,
-                                             const uint32_t *s_real, uint32_t *s_fold,
-                                             hist_binning b, virtual_rows vr, uint32_t *d_out) {
-    const uint32_t pad = R6_FLUSH_BINS + 1, bins = (uint32_t)(b.hi - b.lo) / b.width + 1;
+__device__ __forceinline__ void
+flush_binned(const uint32_t *s_hist, uint32_t *s_flush, const uint32_t *s_real, uint32_t *s_fold,
+             hist_binning b, uint32_t bins, virtual_rows vr, uint32_t *d_out) {
+    const uint32_t pad = R6_FLUSH_BINS + 1;
     for (uint32_t b0 = 0; b0 < bins; b0 += R6_FLUSH_BINS) {
         const uint32_t n = min(bins - b0, (uint32_t)R6_FLUSH_BINS);
         /* k = bin * 128 + slot: fold values into bins, one slot per lane */
@@ -514,6 +515,7 @@ __device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
  *        may have fewer)
  * @param chunk_rows virtual rows per block
  * @param binning the binning (applied by the flush)
+ * @param bins its bins (hist_bins())
  * @param d_out the output `[channels][bins]`, zeroed
  * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL
  * @par Launch
@@ -525,8 +527,8 @@ __device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
 template <bool FOLD>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     any_kernel(const uint8_t *__restrict__ d_samples, virtual_rows vr, uint32_t group_width,
-               uint64_t chunk_rows, hist_binning binning, uint32_t *__restrict__ d_out,
-               uint64_t *d_stamps) {
+               uint64_t chunk_rows, hist_binning binning, uint32_t bins,
+               uint32_t *__restrict__ d_out, uint64_t *d_stamps) {
     extern __shared__ uint32_t s_hist[]; /* [256 values][128 slots], then the flush buffers */
     uint32_t *s_flush = s_hist + R6_BINS * R6_CHANNELS;
     uint32_t *s_real = s_flush + R6_CHANNELS * (R6_FLUSH_BINS + 1);
@@ -573,7 +575,7 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     }
     __syncthreads(); /* every count in before the histogram is read */
     stamp(d_stamps, STAMP_COUNTED);
-    flush_binned<FOLD>(s_hist, s_flush, s_real, s_fold, binning, vr, d_out);
+    flush_binned<FOLD>(s_hist, s_flush, s_real, s_fold, binning, bins, vr, d_out);
     stamp(d_stamps, STAMP_FLUSHED);
 }
 
@@ -747,7 +749,8 @@ static hist_status launch_any(const hist_args *a, bool zero, uint64_t *d_stamps,
     HIST_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     kernel<<<dim3(g.groups, g.chunks), R6_THREADS, smem>>>(
-        a->samples, g.vr, g.group_width, g.chunk_rows, p->binning, a->hist, d_stamps);
+        a->samples, g.vr, g.group_width, g.chunk_rows, p->binning, hist_bins(p->binning), a->hist,
+        d_stamps);
     HIST_CUDA_TRY_LAUNCH("any_kernel");
     *blocks = g.groups * g.chunks;
     return HIST_OK;

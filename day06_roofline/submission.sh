@@ -53,17 +53,8 @@ torch::Tensor histogram_kernel(torch::Tensor data, int num_bins) {
                       {0, (uint8_t)(num_bins - 1), 1}};
     cudaDeviceProp prop;
     C10_CUDA_CHECK(cudaGetDeviceProperties(&prop, data.get_device()));
-    hist_device dev = {};
-    dev.ordinal = data.get_device();
-    snprintf(dev.name, sizeof dev.name, "%s", prop.name);
-    dev.sm_count = prop.multiProcessorCount;
-    dev.cc_major = prop.major;
-    dev.cc_minor = prop.minor;
-    dev.l2_bytes = prop.l2CacheSize;
-    dev.smem_per_block_optin = prop.sharedMemPerBlockOptin;
-    dev.smem_per_sm = prop.sharedMemPerMultiprocessor;
-    dev.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    dev.global_bytes = prop.totalGlobalMem;
+    hist_device dev;
+    hist_device_from_props(&prop, data.get_device(), &dev);
     const char *why = unsupported_any(&p, &dev);
     TORCH_CHECK(why == NULL, "histogram_kernel: ", why ? why : "");
     hist_args a = {&p, data.data_ptr<uint8_t>(), reinterpret_cast<uint32_t *>(hist.data_ptr<int32_t>()),
