@@ -7,7 +7,8 @@
 #
 # The whole course is this one make: each lesson's Makefile is included here (in its own folder
 # it hands its goals back to this file with DAY set). common/LESSONS.md is the lesson contract.
-# Variables: ARCH, SANITIZE=1, CMOCKA_ROOT (common/common.mk), DAY, ARGS, REQUIRE_GPU=1.
+# Variables: ARCH, SANITIZE=1, CMOCKA_ROOT (common/common.mk), DAY, ARGS, REQUIRE_GPU=1,
+# NCCL_ROOT and REQUIRE_NCCL=1 (day07_scale/Makefile).
 
 COURSE := 1
 include common/common.mk
@@ -27,6 +28,7 @@ endif
 #   common/course/lesson_main.c   -> build/CONFIG/$(1)/$(1)       the lesson's program
 #   tests/test_lesson.c    -> build/CONFIG/$(1)/test_lesson the generic tests of its registry
 #   $(1)/test_$(1).c       -> build/CONFIG/$(1)/test_$(1)  its own tests, if it has them
+# $(5): the earlier lesson folders whose kernels it calls (LESSON_USES), linked after its own.
 define lesson_rules
 $(1)_ID := $(firstword $(subst _, ,$(1)))
 $(1)_SRCS := $(addprefix $(1)/,$(2))
@@ -37,6 +39,7 @@ $(1)_BIN := $(BUILD)/$(1)/$(1)
 $(1)_PROGRAMS := $(patsubst %,$(BUILD)/$(1)/%,$(basename $(3)))
 $(1)_TESTS := $(BUILD)/$(1)/test_lesson $(if $(wildcard $(1)/test_$(1).c),$(BUILD)/$(1)/test_$(1))
 $(1)_DEFS := -DHIST_LESSON=$$($(1)_ID) -DHIST_LESSON_FOLDER='"$(1)"'
+$(1)_USES_LIBS := $(foreach u,$(5),$(BUILD)/$(u)/lib$(u).a)
 ALL_OBJS += $$($(1)_OBJS) $(patsubst %,$(BUILD)/$(1)/%.o,main test_lesson test_$(1) $(basename $(3)))
 
 $$($(1)_LIB): $$($(1)_OBJS)
@@ -48,10 +51,10 @@ $(BUILD)/$(1)/main.o: common/course/lesson_main.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$($(1)_DEFS) -c $$< -o $$@
 
-$$($(1)_BIN): $(BUILD)/$(1)/main.o $$($(1)_LIB) $(LIBHIST)
+$$($(1)_BIN): $(BUILD)/$(1)/main.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
 	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 
-$$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $(LIBHIST)
+$$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
 	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 
 $(BUILD)/$(1)/test_lesson.o $(BUILD)/$(1)/test_$(1).o: CFLAGS += $(TEST_CFLAGS) $$($(1)_DEFS) \
@@ -62,7 +65,7 @@ $(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) | cmocka
 $(BUILD)/$(1)/test_$(1).o: | cmocka
 
 $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$($(1)_LIB) \
-                   $(LIBHIST) | $$($(1)_BIN)
+                   $$($(1)_USES_LIBS) $(LIBHIST) | $$($(1)_BIN) $$($(1)_PROGRAMS)
 	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(CMOCKA_LIBS) $$(LDLIBS)
 endef
 
@@ -204,7 +207,8 @@ plot:
 # says how a README marks them), the lesson table of README.md included (it lists every lesson
 # folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
 # fails if the READMEs differ from docs/data.
-TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md)
+TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
+              $(wildcard day*/ANSWERS.md)
 tables:
 	@common/ensure-deps.sh python3
 	python3 common/tables.py $(TABLE_PAGES)
@@ -333,7 +337,7 @@ help:
 	@echo "make clean    remove every build folder"
 	@echo "lessons: $(ALL_LESSONS)$(foreach l,$(ALL_LESSONS),$(if $($(l)_TARGETS),; $(l): $($(l)_TARGETS)))"
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90),"
-	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix"
+	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1"
 
 clean:
 	rm -rf build

@@ -2,12 +2,14 @@
  * @file data.c
  * @brief splitmix64, the distributions and the presets (see data.h for the contract).
  */
+#define _GNU_SOURCE /* sysconf(_SC_PHYS_PAGES) */
 #include "data.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* splitmix64 (Steele, Lea, Flood 2014): state_i = seed + (i + 1) * gamma, output = mix(state_i).
  * Written as a function of the index so that any sample can be drawn without the ones before. */
@@ -164,4 +166,30 @@ hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
     }
     }
     return hist_fail(HIST_ERR_USAGE, "unknown distribution");
+}
+
+/* Bytes of host memory available now: MemAvailable, else the physical memory. */
+static uint64_t host_memory_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kib > 0)
+        return (uint64_t)kib * 1024u;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
+}
+
+hist_status hist_host_memory_check(uint64_t bytes, const char *what) {
+    const uint64_t available = host_memory_available();
+    if (bytes <= available)
+        return HIST_OK;
+    return hist_fail(HIST_ERR_NOMEM,
+                     "%s need %.2f GiB of host memory; this machine has %.2f GiB available "
+                     "(nothing was allocated)",
+                     what, bytes / 1073741824.0, available / 1073741824.0);
 }

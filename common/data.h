@@ -86,6 +86,17 @@ uint8_t hist_hot_value(const hist_dataset *d);
  */
 hist_status hist_generate(const hist_dataset *d, uint8_t *samples);
 
+/**
+ * @brief Refuse, before allocating, host memory this machine does not have: @p bytes against the
+ *        memory it has available now (MemAvailable of /proc/meminfo: free plus reclaimable; the
+ *        physical memory where that cannot be read). Linux would otherwise grant the allocation
+ *        and end the program when the pages are touched.
+ * @param bytes how many bytes are about to be allocated
+ * @param what what they are for, e.g. "the samples" (for the message)
+ * @return HIST_OK, or HIST_ERR_NOMEM with both sizes in the message
+ */
+hist_status hist_host_memory_check(uint64_t bytes, const char *what);
+
 #ifdef __cplusplus
 }
 #endif

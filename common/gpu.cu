@@ -50,6 +50,15 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
     return HIST_OK;
 }
 
+extern "C" int hist_gpu_count(void) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 /* ---- the floor: read every byte once, as fast as the memory system allows ---- */
 
 /**
@@ -435,4 +444,101 @@ extern "C" hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_u
     HIST_CUDA_TRY(timing);
     *elapsed = ms * 1000.0;
     return HIST_OK;
+}
+
+/* ---- host-input implementations (day 07): pinned memory and the pinned-copy floor ---- */
+
+extern "C" hist_status hist_host_pinned_alloc(void **out, size_t bytes) {
+    *out = NULL;
+    const cudaError_t err = cudaMallocHost(out, bytes > 0 ? bytes : 1);
+    if (err == cudaSuccess)
+        return HIST_OK;
+    cudaGetLastError();
+    *out = NULL;
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+        return hist_fail(HIST_ERR_NO_DEVICE, "pinned host memory needs a CUDA GPU: %s",
+                         cudaGetErrorString(err));
+    return hist_fail(HIST_ERR_NOMEM, "cannot pin %.2f GiB of host memory: %s", bytes / 1073741824.0,
+                     cudaGetErrorString(err));
+}
+
+extern "C" void hist_host_pinned_free(void *p) {
+    if (p)
+        cudaFreeHost(p);
+    cudaGetLastError();
+}
+
+/** @brief The pieces the pinned-copy floor copies at a time (and its device buffer's size). */
+#define COPY_FLOOR_PIECE (256u << 20)
+
+/* One pass of the pinned-copy floor: every piece queued on @p stream, then waited for. */
+static cudaError_t copy_pass(uint8_t *d_buf, size_t buf_bytes, const uint8_t *h, uint64_t bytes,
+                             cudaStream_t stream) {
+    for (uint64_t at = 0; at < bytes; at += buf_bytes) {
+        const size_t n = (size_t)(bytes - at < buf_bytes ? bytes - at : buf_bytes);
+        const cudaError_t err = cudaMemcpyAsync(d_buf, h + at, n, cudaMemcpyHostToDevice, stream);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaStreamSynchronize(stream);
+}
+
+/* One pinned-copy floor pass after another, each optionally followed by @p work (timed on its
+   own), on the host clock; the device buffer and stream are made once. */
+static hist_status time_copy_floor(const hist_device *dev, const uint8_t *h_pinned, uint64_t bytes,
+                                   hist_gpu_work_fn work, void *ctx, int warmup, int reps,
+                                   hist_stats *floor, hist_stats *work_time) {
+    HIST_CUDA_TRY(cudaSetDevice(dev->ordinal));
+    const size_t buf_bytes = bytes < COPY_FLOOR_PIECE ? at_least_16(bytes) : COPY_FLOOR_PIECE;
+    const int timed = reps > 0 ? reps : 1;
+    double *times = (double *)calloc(2 * (size_t)timed, sizeof *times);
+    uint8_t *d_buf = NULL;
+    cudaStream_t stream = NULL;
+    cudaError_t err = times ? cudaMalloc((void **)&d_buf, buf_bytes) : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess)
+        err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    hist_status s = HIST_OK;
+    for (int i = 0; i < warmup + timed && err == cudaSuccess && s == HIST_OK; ++i) {
+        double t0 = hist_now_us();
+        err = copy_pass(d_buf, buf_bytes, h_pinned, bytes, stream);
+        const double copied = hist_now_us() - t0;
+        double worked = 0.0;
+        if (err == cudaSuccess && work) {
+            t0 = hist_now_us();
+            s = work(ctx);
+            worked = hist_now_us() - t0;
+        }
+        if (i >= warmup) {
+            times[i - warmup] = copied;
+            times[timed + i - warmup] = worked;
+        }
+    }
+    if (err == cudaSuccess && s == HIST_OK) {
+        if (floor)
+            *floor = hist_stats_of(times, timed);
+        if (work_time)
+            *work_time = hist_stats_of(times + timed, timed);
+    }
+    if (stream)
+        cudaStreamDestroy(stream);
+    cudaFree(d_buf);
+    free(times);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return hist_fail(HIST_ERR_CUDA, "the pinned-copy floor: %s", cudaGetErrorString(err));
+    }
+    return s;
+}
+
+extern "C" hist_status hist_gpu_time_copy_floor(const hist_device *dev, const uint8_t *h_pinned,
+                                                uint64_t bytes, int warmup, int reps,
+                                                hist_stats *out) {
+    return time_copy_floor(dev, h_pinned, bytes, NULL, NULL, warmup, reps, out, NULL);
+}
+
+extern "C" hist_status hist_gpu_time_alternately(const hist_device *dev, const uint8_t *h_pinned,
+                                                 uint64_t bytes, hist_gpu_work_fn work, void *ctx,
+                                                 int warmup, int reps, hist_stats *floor,
+                                                 hist_stats *work_time) {
+    return time_copy_floor(dev, h_pinned, bytes, work, ctx, warmup, reps, floor, work_time);
 }

@@ -23,6 +23,12 @@ extern "C" {
  */
 hist_status hist_device_open(hist_device *dev);
 
+/**
+ * @brief How many CUDA GPUs this process sees (0 without a driver or a GPU).
+ * @return the count
+ */
+int hist_gpu_count(void);
+
 /** @brief A GPU session: the input on the device, the output, the L2-flush buffer, events. */
 typedef struct hist_gpu hist_gpu;
 
@@ -132,6 +138,59 @@ hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch, 
 hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                 const hist_problem *p, const uint8_t *h_samples, size_t offset,
                                 uint32_t *h_hist);
+
+/**
+ * @brief Allocate @p bytes of pinned (page-locked) host memory: the memory a copy to the GPU can
+ *        read directly, at the link's full speed (cudaMallocHost).
+ * @param out set to the memory (NULL on failure)
+ * @param bytes how many bytes (0 allocates 1)
+ * @return HIST_OK, HIST_ERR_NO_DEVICE or HIST_ERR_NOMEM with a message
+ */
+hist_status hist_host_pinned_alloc(void **out, size_t bytes);
+
+/**
+ * @brief Free memory from hist_host_pinned_alloc() (NULL is fine).
+ * @param p the memory
+ */
+void hist_host_pinned_free(void *p);
+
+/**
+ * @brief Time the pinned-copy floor of host-input implementations: the @p bytes at @p h_pinned
+ *        copied once to the GPU, in back-to-back pieces of at most 256 MiB into one device
+ *        buffer (so input larger than the GPU can be timed too), on the host clock from the first
+ *        copy queued to the last one finished; @p warmup untimed passes first, median and min of
+ *        @p reps.
+ * @param dev the GPU
+ * @param h_pinned the input, in pinned host memory
+ * @param bytes how many bytes
+ * @param warmup untimed passes first
+ * @param reps timed passes
+ * @param out their median and minimum
+ * @return HIST_OK, HIST_ERR_NOMEM or HIST_ERR_CUDA
+ */
+hist_status hist_gpu_time_copy_floor(const hist_device *dev, const uint8_t *h_pinned,
+                                     uint64_t bytes, int warmup, int reps, hist_stats *out);
+
+/**
+ * @brief The pinned-copy floor and some host-timed work, alternately: each round one floor pass
+ *        (as hist_gpu_time_copy_floor()), then @p work, which must finish before it returns
+ *        (a host-input implementation synchronises), each on the host clock. Alternating lets
+ *        both see the same state of the link and of host memory, which on a shared machine
+ *        drifts by more than the difference between pipelines.
+ * @param dev the GPU
+ * @param h_pinned the input, in pinned host memory
+ * @param bytes how many bytes
+ * @param work the work to time after each floor pass
+ * @param ctx passed to @p work
+ * @param warmup untimed rounds first
+ * @param reps timed rounds
+ * @param floor the floor's median and minimum
+ * @param work_time the work's median and minimum
+ * @return HIST_OK, the work's error, HIST_ERR_NOMEM or HIST_ERR_CUDA
+ */
+hist_status hist_gpu_time_alternately(const hist_device *dev, const uint8_t *h_pinned,
+                                      uint64_t bytes, hist_gpu_work_fn work, void *ctx, int warmup,
+                                      int reps, hist_stats *floor, hist_stats *work_time);
 
 /**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.

@@ -34,10 +34,11 @@ END {
                 continue
             }
             c_share = 60 / graded[lesson]; p_share = 40 / graded[lesson]
-            if (status[key] == "no-gpu" || status[key] == "-") {
+            if (status[key] == "no-gpu" || status[key] == "not-built" || status[key] == "-") {
                 ungraded += c_share + p_share
                 printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \
-                       status[key] == "-" ? "not tested" : "no GPU here", "-", "-"
+                       status[key] == "-" ? "not tested" : \
+                       status[key] == "not-built" ? "not built" : "no GPU here", "-", "-"
                 continue
             }
             max += c_share + p_share
@@ -47,7 +48,8 @@ END {
                 ratio = measured[key] / (target[key] / 1.2)
                 p = p_share * (ratio >= 1 ? 1 : ratio)
                 perf = sprintf("%.1f%% / %.1f%%%s", 100 * measured[key], 100 * target[key], \
-                               where[key] == "device" ? " of floor" : " per thread")
+                               where[key] == "device" ? " of floor" : \
+                               where[key] == "h2d" ? " of copy" : " per thread")
             } else if (p_share > 0) {
                 perf = status[key] == "exact" ? "not timed" : "0 (not exact)"
             }

@@ -99,9 +99,29 @@ hist_status hist_problem_validate(const hist_problem *p);
 
 /** @brief Where an implementation runs, and so where its buffers live. */
 typedef enum hist_where {
-    HIST_HOST = 0, /**< CPU code: host pointers */
-    HIST_DEVICE    /**< GPU code: device pointers, work queued on the default stream */
+    HIST_HOST = 0,    /**< CPU code: host pointers */
+    HIST_DEVICE,      /**< GPU code: device pointers, work queued on the default stream */
+    HIST_HOST_INPUT,  /**< GPU code given host pointers (input and output in host memory,
+                           the input pageable): it moves the data itself, and its time is end to
+                           end (day 07) */
+    HIST_PINNED_INPUT /**< the same, the input in pinned (page-locked) host memory, which the
+                           harness provides, pinned outside the timed region */
 } hist_where;
+
+/** @brief Whether an implementation takes host-resident input (HIST_HOST_INPUT or
+ *         HIST_PINNED_INPUT).
+ *  @param w where it runs
+ *  @return 1 or 0 */
+static inline int hist_takes_host_input(hist_where w) {
+    return w == HIST_HOST_INPUT || w == HIST_PINNED_INPUT;
+}
+
+/** @brief The `where` column of tables and CSV files: "host", "device" or "h2d" (host input).
+ *  @param w where an implementation runs
+ *  @return its name */
+static inline const char *hist_where_name(hist_where w) {
+    return w == HIST_HOST ? "host" : w == HIST_DEVICE ? "device" : "h2d";
+}
 
 /** @brief What the harness knows of the GPU (filled by hist_device_open()). */
 typedef struct hist_device {
@@ -124,7 +144,8 @@ typedef struct hist_args {
     uint32_t *hist;              /**< `[channels, bins]` output, overwritten (zeroing is the
                                       implementation's job and is timed) */
     void *workspace;             /**< `workspace_bytes` bytes of scratch, or NULL */
-    const hist_device *device;   /**< the GPU, for device implementations; NULL on the host */
+    const hist_device *device;   /**< the GPU (the first one) for device and host-input
+                                      implementations; NULL on the host */
     int threads;                 /**< worker threads a host implementation may use */
 } hist_args;
 
@@ -149,6 +170,11 @@ typedef struct hist_args {
 /** @brief Paste two tokens as they are. */
 #define HIST_PASTE_(a, b) a##b
 
+/** @brief How an unsupported() reason starts when the implementation was left out of this build
+ *  (a dependency missing, e.g. NCCL): the tests treat it like a missing GPU, a skip that
+ *  `REQUIRE_GPU=1` turns into a failure. */
+#define HIST_NOT_BUILT "not built: "
+
 /** @brief The one signature every implementation has. */
 typedef hist_status (*hist_fn)(const hist_args *args);
 
@@ -167,10 +193,12 @@ typedef struct hist_impl {
     hist_fn run; /**< the implementation */
     /** The performance target `make test` grades against on the main preset: for a device entry
      *  the share of the read-only floor measured in the same run (0.40: 40% of the floor's
-     *  speed), for a host entry the speed-up over cpu_reference per worker thread; 0: given code
-     *  (the reference, a library baseline), timed but not graded. Set from the course's own
-     *  solutions on an H100; a fraction of a measured floor follows the GPU's memory bandwidth,
-     *  so kernels not yet memory-bound reach less of it on a GPU with more bandwidth per SM. */
+     *  speed), for a host-input entry the share of the pinned-copy floor (one copy of the input
+     *  from pinned host memory to the GPU, same run), for a host entry the speed-up over
+     * cpu_reference per worker thread; 0: given code (the reference, a library baseline), timed but
+     * not graded. Set from the course's own solutions on an H100; a fraction of a measured floor
+     * follows the GPU's memory bandwidth, so kernels not yet memory-bound reach less of it on a GPU
+     * with more bandwidth per SM. */
     double target;
     /** 1: a library call shown for comparison (day 02's CUB baseline), not a lesson's own
      *  kernel: left out of the next lesson's "vs prev" column. 0 (left out of the initializer):

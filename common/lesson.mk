@@ -6,6 +6,8 @@
 #   LESSON_PROGRAMS  optional: programs of its own, one source file each, e.g. race_demo.c
 #   LESSON_TARGETS   optional: the names of make targets it adds (after the include, inside
 #                    `ifdef COURSE`), listed by `make help`
+#   LESSON_USES      optional: earlier lesson folders whose kernels it calls (extern "C"
+#                    functions of theirs), e.g. day06_roofline: linked after its own library
 #
 # Included by the top-level Makefile (COURSE is set), it declares the lesson's build rules. In the
 # lesson's own folder, it hands every goal to the top-level Makefile for this lesson alone:
@@ -14,8 +16,9 @@ ifdef COURSE
 ifeq ($(strip $(LESSON_SRCS)),)
 $(error $(L)/Makefile: set LESSON_SRCS to the lesson's kernel file(s) before including common/lesson.mk (see common/LESSONS.md))
 endif
-$(eval $(call lesson_rules,$(L),$(LESSON_SRCS),$(LESSON_PROGRAMS),$(LESSON_TARGETS)))
+$(eval $(call lesson_rules,$(L),$(LESSON_SRCS),$(LESSON_PROGRAMS),$(LESSON_TARGETS),$(LESSON_USES)))
 LESSON_SRCS :=
+LESSON_USES :=
 LESSON_PROGRAMS :=
 LESSON_TARGETS :=
 else

@@ -14,10 +14,14 @@
 #   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
 #   shapes-profile  Nsight Compute on day 06's final kernel in four of those shapes: its loads'
 #            requests, sectors and wavefronts, and its instructions
+#   scale    day 07's pipelines on the main preset (TAG_scale_uniform.csv, against the pinned-copy
+#            floor), and its two chunked pipelines at chunk sizes 4 to 256 MiB (TAG_chunks.csv)
+#   bigger   day 07's chunked pipelines on 96 GiB of pinned host memory (BIGGER_GIB to change)
+#   gpus     day 07's scaling over 1 .. every GPU of the machine (TAG_gpus.csv)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile scale bigger gpus"
 cd "$(dirname "$0")/.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -151,7 +155,42 @@ channels-513:$C513
 channels-4096:$C4096
 EOF
         ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile)" >&2; exit 2 ;;
+    scale)
+        file=$out/${tag}_scale_uniform.csv
+        echo "measure: $file"
+        "$build/day07_scale/day07_scale" --reps 20 --csv "$file" --require-gpu > /dev/null
+        file=$out/${tag}_chunks.csv
+        echo "measure: $file"
+        { stamp "for M in 4 8 16 32 64 128 256: $build/day07_scale/bigger --gib 0.5 --reps 15 --chunk-mib \$M"
+          for mib in 4 8 16 32 64 128 256; do
+              "$build/day07_scale/bigger" --gib 0.5 --reps 15 --chunk-mib "$mib" \
+                  --csv "$file.part" > /dev/null
+              # the header once, then each size's floor and pipelines (not the pinning)
+              if [ "$mib" = 4 ]; then head -n 1 "$file.part"; fi
+              tail -n +2 "$file.part" | grep -v '^pinning'
+          done; } > "$file.tmp"
+        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+    bigger)
+        file=$out/${tag}_bigger.csv
+        echo "measure: $file"
+        gib=${BIGGER_GIB:-96}
+        avail=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo 2>/dev/null || echo 0)
+        if [ "${avail:-0}" -le "$gib" ]; then
+            echo "measure: bigger skipped: $gib GiB of input, ${avail:-0} GiB of host memory available (BIGGER_GIB=N for less)"
+            continue
+        fi
+        { stamp "$build/day07_scale/bigger --gib $gib --reps 3"
+          "$build/day07_scale/bigger" --gib "$gib" --reps 3 --csv "$file.part" > /dev/null
+          cat "$file.part"; } > "$file.tmp"
+        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+    gpus)
+        file=$out/${tag}_gpus.csv
+        echo "measure: $file"
+        { stamp "$build/day07_scale/gpus --reps 11"
+          "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > /dev/null
+          cat "$file.part"; } > "$file.tmp"
+        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile scale bigger gpus)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"

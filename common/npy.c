@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
 
+#include "data.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +285,10 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
 
     const uint64_t bytes = h.shape[0] * h.shape[1];
     uint8_t *data = NULL;
+    if (bytes > 0 && (s = hist_host_memory_check(bytes, "the file's samples")) != HIST_OK) {
+        fclose(f);
+        return s;
+    }
     if (bytes > 0) {
         data = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
         if (!data) {

@@ -69,11 +69,13 @@ const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
     return impl->unsupported ? impl->unsupported(p, dev) : NULL;
 }
 
-hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
-                           uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
-                           int progress) {
+/* Time calls of an implementation given host pointers on the host clock: a host one, or a
+   host-input one (on the GPU @p dev, which it synchronises before returning). */
+static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
+                                const hist_problem *p, const uint8_t *samples, uint32_t *hist,
+                                int threads, int warmup, int reps, hist_stats *out, int progress) {
     const size_t hist_bytes = (size_t)hist_counters(p) * sizeof(uint32_t);
-    const size_t ws_bytes = workspace_of(impl, p, NULL);
+    const size_t ws_bytes = impl->where == HIST_HOST ? workspace_of(impl, p, NULL) : 0;
     void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
     double *times = calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
     if ((ws_bytes && !workspace) || !times) {
@@ -81,7 +83,7 @@ hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const u
         free(times);
         return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
     }
-    const hist_args args = {p, samples, hist, workspace, NULL, threads};
+    const hist_args args = {p, samples, hist, workspace, dev, threads};
     hist_status s = HIST_OK;
     const int total = warmup + (reps > 0 ? reps : 1);
     for (int i = 0; i < total && s == HIST_OK; ++i) {
@@ -103,12 +105,70 @@ hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const u
     return s;
 }
 
+hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
+                           uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
+                           int progress) {
+    return time_on_host(impl, NULL, p, samples, hist, threads, warmup, reps, out, progress);
+}
+
+/** @brief One call of a host-input implementation, for hist_gpu_time_alternately(). */
+typedef struct host_input_call {
+    const hist_impl *impl; /**< the implementation */
+    hist_args args;        /**< its arguments */
+} host_input_call;
+
+/* Call the implementation once (it returns when its result is in host memory). */
+static hist_status call_host_input(void *ctx) {
+    const host_input_call *c = (const host_input_call *)ctx;
+    return c->impl->run(&c->args);
+}
+
+hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
+                                 const hist_problem *p, const uint8_t *input, const uint8_t *pinned,
+                                 uint32_t *hist, int warmup, int reps, hist_stats *time,
+                                 hist_stats *copy_floor) {
+    /* poisoned once: an implementation that does not zero its output is wrong after any call */
+    memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
+    host_input_call call = {impl, {p, input, hist, NULL, dev, 1}};
+    return hist_gpu_time_alternately(dev, pinned, hist_samples(p), call_host_input, &call, warmup,
+                                     reps, copy_floor, time);
+}
+
+/* The input of a host-input implementation where it wants it: @p samples itself (pageable), or
+   a pinned copy (*copy, to free with hist_host_pinned_free()). */
+static hist_status host_input_for(const hist_impl *impl, const hist_problem *p,
+                                  const uint8_t *samples, void **copy, const uint8_t **input) {
+    *copy = NULL;
+    *input = samples;
+    if (impl->where != HIST_PINNED_INPUT)
+        return HIST_OK;
+    const uint64_t bytes = hist_samples(p);
+    hist_status s = hist_host_memory_check(bytes, "the pinned copy of the samples");
+    if (s == HIST_OK)
+        s = hist_host_pinned_alloc(copy, (size_t)bytes);
+    if (s != HIST_OK)
+        return s;
+    if (bytes > 0)
+        memcpy(*copy, samples, (size_t)bytes);
+    *input = (const uint8_t *)*copy;
+    return HIST_OK;
+}
+
 hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
                           const uint8_t *samples, uint32_t *hist, int threads) {
     if (impl->where == HIST_HOST)
         return hist_time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
     if (!dev)
         return hist_fail(HIST_ERR_NO_DEVICE, "%s needs a CUDA device", impl->name);
+    if (hist_takes_host_input(impl->where)) {
+        void *copy;
+        const uint8_t *input;
+        hist_status s = host_input_for(impl, p, samples, &copy, &input);
+        if (s == HIST_OK)
+            s = time_on_host(impl, dev, p, input, hist, threads, 0, 0, NULL, 0);
+        hist_host_pinned_free(copy);
+        return s;
+    }
     hist_gpu *g = NULL;
     hist_status s = hist_gpu_create(&g, dev, p, samples, workspace_of(impl, p, dev));
     if (s == HIST_OK)
@@ -128,20 +188,41 @@ static void format_time(double us, char *buf, size_t len) {
         snprintf(buf, len, "%.1f us", us);
 }
 
+/* A result's end-to-end time (copy included): a host-input implementation's time is end to end;
+   a device one's when measured (0 if not). */
+static double end_to_end_us(const hist_result *r) {
+    if (hist_takes_host_input(r->impl->where))
+        return r->time.median_us;
+    return r->impl->where == HIST_DEVICE && r->e2e.reps > 0 ? r->e2e.median_us : 0.0;
+}
+
 /* The fastest median of the lesson before result i's lesson (in registry order), or 0; library
-   baselines are not a lesson's own and are left out. */
+   baselines are not a lesson's own and are left out. A host-input result is compared end to end
+   (the previous lesson's best time with its copy). */
 static double previous_lesson_best(const hist_result *results, size_t n, size_t i) {
+    const int e2e = hist_takes_host_input(results[i].impl->where);
     const char *lesson = results[i].impl->lesson;
     const char *previous = NULL;
     for (size_t k = 0; k < n && strcmp(results[k].impl->lesson, lesson) != 0; ++k)
         previous = results[k].impl->lesson;
     double best = 0.0;
-    for (size_t k = 0; previous && k < n; ++k)
+    for (size_t k = 0; previous && k < n; ++k) {
+        const double t = e2e ? end_to_end_us(&results[k]) : results[k].time.median_us;
         if (results[k].ran && !results[k].impl->library &&
-            strcmp(results[k].impl->lesson, previous) == 0 &&
-            (best == 0.0 || results[k].time.median_us < best))
-            best = results[k].time.median_us;
+            strcmp(results[k].impl->lesson, previous) == 0 && t > 0 && (best == 0.0 || t < best))
+            best = t;
+    }
     return best;
+}
+
+/* A result's share of its floor: the read-only floor for a device implementation, the
+   pinned-copy floor timed alternately with it for a host-input one; 0 for a host one or when none
+   was measured. */
+static double share_of_floor(const hist_result *r, const hist_stats *floor) {
+    const hist_stats *f = r->impl->where == HIST_DEVICE           ? floor
+                          : hist_takes_host_input(r->impl->where) ? &r->copy_floor
+                                                                  : NULL;
+    return f && f->reps > 0 && r->time.median_us > 0 ? f->median_us / r->time.median_us : 0.0;
 }
 
 static void print_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
@@ -154,8 +235,7 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
         if (!r->ran) {
             const int todo = strncmp(r->skip_reason, "not written yet", 15) == 0;
             fprintf(f, "%-22s %-24s %-6s %s%s\n", r->impl->lesson, r->impl->name,
-                    r->impl->where == HIST_HOST ? "host" : "device",
-                    todo ? "" : "skipped: ", r->skip_reason);
+                    hist_where_name(r->impl->where), todo ? "" : "skipped: ", r->skip_reason);
             continue;
         }
         char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-",
@@ -163,20 +243,20 @@ static void print_table(FILE *f, const hist_result *results, size_t n, const his
         const double prev = previous_lesson_best(results, n, i);
         format_time(r->time.median_us, median, sizeof median);
         format_time(r->time.min_us, min, sizeof min);
-        if (r->e2e.reps > 0)
-            format_time(r->e2e.median_us, e2e, sizeof e2e);
+        if (end_to_end_us(r) > 0)
+            format_time(end_to_end_us(r), e2e, sizeof e2e);
         if (r->time.median_us > 0) {
             snprintf(gbps, sizeof gbps, "%.1f", bytes / (r->time.median_us * 1e3));
-            if (r->impl->where == HIST_DEVICE && floor->reps > 0)
-                snprintf(pct, sizeof pct, "%.0f%%", 100.0 * floor->median_us / r->time.median_us);
+            if (share_of_floor(r, floor) > 0)
+                snprintf(pct, sizeof pct, "%.0f%%", 100.0 * share_of_floor(r, floor));
             if (reference_us > 0)
                 snprintf(speedup, sizeof speedup, "%.2fx", reference_us / r->time.median_us);
             if (prev > 0)
                 snprintf(vs_prev, sizeof vs_prev, "%.2fx", prev / r->time.median_us);
         }
         fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", r->impl->lesson,
-                r->impl->name, r->impl->where == HIST_HOST ? "host" : "device", median, min, e2e,
-                gbps, pct, speedup, vs_prev, r->mismatches == 0 ? "exact" : "MISMATCH");
+                r->impl->name, hist_where_name(r->impl->where), median, min, e2e, gbps, pct,
+                speedup, vs_prev, r->mismatches == 0 ? "exact" : "MISMATCH");
     }
 }
 
@@ -188,7 +268,7 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
     fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
                "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
                "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
-               "clean_floor_median_us,date_utc,command\n");
+               "clean_floor_median_us,date_utc,command,copy_floor_median_us\n");
     char date[32] = "";
     const time_t now = time(NULL);
     struct tm utc;
@@ -197,15 +277,14 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         const double t = r->time.median_us;
-        fprintf(f, "%s,%s,%s,%s,", r->impl->lesson, r->impl->name,
-                r->impl->where == HIST_HOST ? "host" : "device", r->ran ? "ran" : "skipped");
+        fprintf(f, "%s,%s,%s,%s,", r->impl->lesson, r->impl->name, hist_where_name(r->impl->where),
+                r->ran ? "ran" : "skipped");
         const double prev = previous_lesson_best(results, n, i);
         if (r->ran)
             fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%s,", t, r->time.min_us,
-                    r->e2e.median_us, r->e2e.min_us, t > 0 ? hist_samples(p) / (t * 1e3) : 0.0,
-                    r->impl->where == HIST_DEVICE && floor->reps > 0 && t > 0
-                        ? 100.0 * floor->median_us / t
-                        : 0.0,
+                    end_to_end_us(r),
+                    hist_takes_host_input(r->impl->where) ? r->time.min_us : r->e2e.min_us,
+                    t > 0 ? hist_samples(p) / (t * 1e3) : 0.0, 100.0 * share_of_floor(r, floor),
                     reference_us > 0 && t > 0 ? reference_us / t : 0.0,
                     prev > 0 && t > 0 ? prev / t : 0.0, r->mismatches == 0 ? "exact" : "mismatch");
         else {
@@ -216,10 +295,10 @@ static void write_csv(FILE *f, const hist_result *results, size_t n, const hist_
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s\n", floor->median_us, gpu,
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f\n", floor->median_us, gpu,
                 (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
                 (unsigned long long)o->data.seed, o->reps, o->threads, clean->median_us, date,
-                o->command);
+                o->command, r->copy_floor.median_us);
     }
 }
 
@@ -227,8 +306,7 @@ static void print_registry(FILE *f, const hist_impl *impls, size_t count) {
     fprintf(f, "%-22s %-24s %-6s %s\n", "lesson", "implementation", "where", "what / constraints");
     for (size_t i = 0; i < count; ++i)
         fprintf(f, "%-22s %-24s %-6s %s\n%55s constraints: %s\n", impls[i].lesson, impls[i].name,
-                impls[i].where == HIST_HOST ? "host" : "device", impls[i].summary, "",
-                impls[i].constraints);
+                hist_where_name(impls[i].where), impls[i].summary, "", impls[i].constraints);
 }
 
 /* ---- the program ---- */
@@ -241,6 +319,9 @@ typedef struct run_state {
     uint32_t *output;      /**< the --output implementation's histogram, once it ran */
     hist_result *results;  /**< one per selected implementation */
     hist_gpu *gpu;         /**< the GPU session, if any */
+    void *pinned;          /**< host-input implementations: the input in pinned memory */
+    uint8_t *pageable;     /**< host-input implementations: the input in pageable memory, never
+                                registered with CUDA (the session pins `samples`) */
     hist_outfile files[4]; /**< --save-input, --output, --csv, --results: renamed at the end */
     int n_files;           /**< how many are staged */
 } run_state;
@@ -249,6 +330,8 @@ static void free_state(run_state *st) {
     for (int i = 0; i < st->n_files; ++i)
         hist_outfile_discard(&st->files[i]); /* a no-op for files already committed */
     hist_gpu_destroy(st->gpu);
+    hist_host_pinned_free(st->pinned);
+    free(st->pageable);
     free(st->samples);
     free(st->expected);
     free(st->got);
@@ -267,6 +350,9 @@ static hist_status load_samples(const hist_options *o, hist_problem *p, run_stat
         return HIST_OK;
     }
     const uint64_t bytes = hist_samples(p);
+    hist_status s = hist_host_memory_check(bytes, "the samples");
+    if (s != HIST_OK)
+        return s;
     st->samples = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!st->samples)
         return hist_fail(HIST_ERR_NOMEM, "out of memory: the samples need %.2f GiB",
@@ -305,8 +391,9 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     const hist_device *device = NULL;
     char no_gpu[200] = "";
     size_t workspace = 0;
+    int session = 0, pinned = 0, pageable = 0; /* what the selected GPU implementations need */
     for (size_t i = 0; i < count; ++i) {
-        if (impls[i].where != HIST_DEVICE || !is_selected(o, &impls[i]))
+        if (impls[i].where == HIST_HOST || !is_selected(o, &impls[i]))
             continue;
         if (!device && no_gpu[0] == '\0') {
             if (hist_device_open(&dev) == HIST_OK)
@@ -314,9 +401,15 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             else
                 snprintf(no_gpu, sizeof no_gpu, "%s", hist_last_error());
         }
-        if (device && !hist_impl_unsupported(&impls[i], &p, device)) {
+        if (!device || hist_impl_unsupported(&impls[i], &p, device))
+            continue;
+        if (impls[i].where == HIST_DEVICE) {
             size_t w = workspace_of(&impls[i], &p, device);
             workspace = w > workspace ? w : workspace;
+            session = 1;
+        } else {
+            pinned = 1; /* the pinned-copy floor reads pinned memory */
+            pageable |= impls[i].where == HIST_HOST_INPUT;
         }
     }
 
@@ -333,7 +426,7 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
            device ? dev.name : (no_gpu[0] ? no_gpu : "not needed"));
 
     hist_stats floor = {0, 0, 0}, clean = {0, 0, 0};
-    if (device) {
+    if (session) {
         s = hist_gpu_create(&st.gpu, device, &p, st.samples, workspace);
         if (s == HIST_OK)
             s = hist_gpu_time_floor(st.gpu, o->warmup, o->reps, &floor);
@@ -350,6 +443,26 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
                "%.1f us (%.0f GB/s); %%floor is against the flushed floor above, timed like every "
                "kernel\n",
                clean.median_us, hist_samples(&p) / (clean.median_us * 1e3));
+    }
+    if (pinned) { /* host-input implementations: their input, and the floor they are judged by */
+        const uint64_t bytes = hist_samples(&p);
+        s = hist_host_memory_check(bytes * (pageable ? 2 : 1),
+                                   "the pinned and pageable copies of the samples");
+        if (s == HIST_OK)
+            s = hist_host_pinned_alloc(&st.pinned, (size_t)bytes);
+        if (s == HIST_OK && pageable && !(st.pageable = malloc(bytes > 0 ? (size_t)bytes : 1)))
+            s = hist_fail(HIST_ERR_NOMEM, "out of memory for the pageable copy of the samples");
+        if (s == HIST_OK && bytes > 0) {
+            memcpy(st.pinned, st.samples, (size_t)bytes);
+            if (st.pageable)
+                memcpy(st.pageable, st.samples, (size_t)bytes);
+        }
+        if (s != HIST_OK) {
+            free_state(&st);
+            return s;
+        }
+        printf("# host-input implementations: end to end, each against its pinned-copy floor (the "
+               "input copied once from pinned host memory), timed alternately with it\n");
     }
 
     size_t n = 0;
@@ -368,7 +481,7 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         r->impl = impl;
         /* constraints first: they hold or not whatever the machine */
         const char *why = hist_impl_unsupported(impl, &p, device);
-        const int for_want_of_gpu = !why && impl->where == HIST_DEVICE && !device;
+        const int for_want_of_gpu = !why && impl->where != HIST_HOST && !device;
         if (for_want_of_gpu)
             why = no_gpu;
         if (why) {
@@ -380,6 +493,16 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
         if (impl->where == HIST_HOST) {
             s = hist_time_host(impl, &p, st.samples, st.got, o->threads, o->warmup, o->reps,
                                &r->time, progress);
+        } else if (hist_takes_host_input(impl->where)) {
+            const uint8_t *input =
+                impl->where == HIST_PINNED_INPUT ? (const uint8_t *)st.pinned : st.pageable;
+            if (progress)
+                fprintf(stderr, "\r  %-24s (%d rounds with the copy floor) ", impl->name,
+                        o->warmup + o->reps);
+            s = hist_time_host_input(impl, device, &p, input, (const uint8_t *)st.pinned, st.got,
+                                     o->warmup, o->reps, &r->time, &r->copy_floor);
+            if (progress)
+                fprintf(stderr, "\r%60s\r", "");
         } else {
             s = hist_gpu_time_impl(st.gpu, impl, o->warmup, o->reps, &r->time, &r->e2e, st.got,
                                    progress);
@@ -519,6 +642,11 @@ hist_status hist_check_lessons(const hist_lesson *lessons, size_t n) {
                                  "%s: registry entry %zu needs a name, lesson, summary, "
                                  "constraints and run function (common/LESSONS.md)",
                                  lesson->folder, i);
+            if (hist_takes_host_input(impl->where) && impl->workspace_bytes)
+                return hist_fail(HIST_ERR_USAGE,
+                                 "%s: entry '%s' takes host input; it allocates its own device "
+                                 "memory and cannot ask for a workspace (common/LESSONS.md)",
+                                 lesson->folder, impl->name);
             if (strcmp(impl->lesson, lesson->folder) != 0)
                 return hist_fail(HIST_ERR_USAGE,
                                  "%s: entry '%s' says its lesson is '%s'; it must be the folder "

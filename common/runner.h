@@ -67,6 +67,8 @@ typedef struct hist_result {
     char skip_reason[200]; /**< why it was skipped */
     hist_stats time;       /**< kernel (or host) time */
     hist_stats e2e;        /**< device implementations: with the input copy (reps 0 if none) */
+    hist_stats copy_floor; /**< host-input implementations: the pinned-copy floor, timed
+                                alternately with them (reps 0 if none) */
     uint64_t mismatches;   /**< counters that differ from the reference */
 } hist_result;
 
@@ -114,6 +116,31 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
 hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
                            uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
                            int progress);
+
+/**
+ * @brief Time a host-input implementation (HIST_HOST_INPUT or HIST_PINNED_INPUT) against the
+ *        pinned-copy floor, alternately (hist_gpu_time_alternately()): each round copies the
+ *        input once from pinned memory, then calls the implementation, both on the host clock, so
+ *        that both see the same state of the link and of host memory (on a shared machine it
+ *        drifts by more than the difference between pipelines). @p warmup rounds first, then
+ *        @p reps; medians and minima in @p time and @p copy_floor. The output is poisoned
+ *        (0xFF bytes) once, before the first call.
+ * @param impl the implementation
+ * @param dev the GPU
+ * @param p the problem
+ * @param input the input as the implementation wants it (pageable or pinned)
+ * @param pinned the same bytes in pinned memory, for the floor
+ * @param hist the output (host memory)
+ * @param warmup untimed rounds first
+ * @param reps timed rounds (at least 1)
+ * @param time the implementation's times
+ * @param copy_floor the floor's times
+ * @return HIST_OK, or the first failure
+ */
+hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
+                                 const hist_problem *p, const uint8_t *input, const uint8_t *pinned,
+                                 uint32_t *hist, int warmup, int reps, hist_stats *time,
+                                 hist_stats *copy_floor);
 
 /** @brief A block of code a student has still to write (common/student.sh): the build lists
  *         every `// TODO(student) name [impl ...]:` line of the sources in hist_todos[]. */

@@ -17,8 +17,8 @@ docs/data/TAG_PRESET_DIST.csv (':' in DIST becomes '-'); PROFILE names docs/data
 Nsight Compute's CSV. Table kinds:
 
     runs     data=TAG runs=RUN,... impls=NAME,... cols=COL,...   one row per run and implementation
-             (COL: preset dist run shape bins impl median min e2e gbps pct cleanpct floor vsref
-             vs:IMPL)
+             (COL: preset dist run shape bins impl median min e2e gbps pct cleanpct floor copyfloor
+             vsref vs:IMPL; a host-input row's pct and floor are against the pinned-copy floor)
     pivot    data=TAG preset=P dists=D,... impls=NAME,... [value=median] [pct=DIST] [floor=1]
              one row per implementation, one column per distribution (fastest in bold)
     profile  cols="LABEL=TAG:PROFILE:KERNEL;..." metrics=M,...   one row per metric
@@ -27,10 +27,13 @@ Nsight Compute's CSV. Table kinds:
     sweep    data=TAG                                             where each GPU version beats the CPU
     triton   data=TAG                                             day 02's CUDA C and Triton kernels
     scaling  file=FILE                                            day 01's thread scaling (text log)
-    lessons  data=TAG [library=IMPL,...]                          the course's lesson table: each lesson
+    lessons  data=TAG [library=IMPL,...] [more=RUN,...]           the course's lesson table: each lesson
              folder (dayNN_*/ with a Makefile), its README's title, its fastest version on main/uniform;
-             library calls (default gpu_cub) on a line of their own
+             library calls (default gpu_cub) on a line of their own; lessons missing from main/uniform
+             taken from the MORE runs (day 07's own run)
     text     file=FILE                                            a kept output, verbatim, as a code block
+    csv      file=FILE [cols=NAME,...]                            a kept CSV (a program's own table) as it is,
+             or only the named columns
     variants file=FILE                                            an exercise's kept runs (make answers)
 
 `tables.py --results-page TAG OUT` writes the notes' results page of one GPU (make docs).
@@ -47,6 +50,9 @@ Figures (fig KIND ...):
     probe TAG TEXT                     the time on the probe's line containing TEXT
     kept FILE TEXT                     in a kept text file, the first number after TEXT, in us
     date TAG RUN                       the run's date (written as 2026-11-22)
+    cell FILE ROW COLUMN               in a kept CSV, COLUMN of the first row that starts with
+                                       ROW (cells joined by commas), as it is (with the unit of
+                                       a header such as "median (s)")
 """
 import csv
 import glob
@@ -141,23 +147,28 @@ def fmt_ratio(x):
 
 
 def run_value(row, field):
+    """A run's field; a host-input ("h2d") row's time is end to end and its floor the
+    pinned-copy floor of the same run."""
     t = float(row["median_us"])
-    floor = float(row["floor_median_us"])
+    h2d = row["where"] == "h2d"
+    floor = float(row["copy_floor_median_us"] if h2d else row["floor_median_us"])
     clean = float(row.get("clean_floor_median_us") or 0)
     if field == "median":
         return fmt_time(t)
     if field == "min":
         return fmt_time(row["min_us"])
     if field == "e2e":
-        return fmt_time(row["e2e_median_us"]) if row["where"] == "device" else "(no copy)"
+        return fmt_time(row["e2e_median_us"]) if row["where"] in ("device", "h2d") else "(no copy)"
     if field == "gbps":
         return f"{float(row['gb_per_s']):.1f}"
     if field == "pct":
-        return f"{100 * floor / t:.0f}%" if row["where"] == "device" else ""
+        return f"{100 * floor / t:.0f}%" if row["where"] in ("device", "h2d") else ""
     if field == "cleanpct":
         return f"{100 * clean / t:.0f}%" if row["where"] == "device" else ""
     if field == "floor":
         return fmt_time(floor)
+    if field == "copyfloor":
+        return fmt_time(row["copy_floor_median_us"])
     if field == "cleanfloor":
         return fmt_time(clean)
     if field == "vsref":
@@ -181,7 +192,8 @@ def run_value(row, field):
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
         "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
         "cleanpct": "% of clean-L2 read", "floor": "floor", "vsref": "vs `cpu_reference`",
-        "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins"}
+        "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins",
+        "copyfloor": "pinned-copy floor"}
 
 # the profile tables' metrics: short name -> (ncu metric, label, kind)
 METRICS = {
@@ -275,6 +287,20 @@ def kept_value(name, text):
     raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
 
 
+def cell_value(name, row, column):
+    """In a kept CSV, the cell of COLUMN on the first row that starts with ROW (its cells joined
+    by commas), with the unit a header such as "median (s)" names."""
+    with open(data_path(name), newline="") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    if rows and column not in rows[0]:
+        raise Error(f"docs/data/{name} has no column '{column}'")
+    unit = re.search(r"\((s|ms|us)\)$", column)
+    for r in rows:
+        if ",".join(r.values()).startswith(row):
+            return r[column] + (f" {unit.group(1)}" if unit else "")
+    raise Error(f"docs/data/{name}: no row starting with '{row}'")
+
+
 def rel(page, name):
     """A link from the page to docs/data/NAME."""
     return os.path.relpath(os.path.join(DATA, name), os.path.dirname(os.path.abspath(page)))
@@ -296,7 +322,7 @@ def source_line(page, names):
         else:
             head = header_lines(name)
             what = head[0] if head else ""
-            m = re.match(r"(.*?), (\d{4}-\d\d-\d\d)T[0-9:]+Z, course \w+: (.*)$", what)
+            m = re.match(r"(.*?), (\d{4}-\d\d-\d\d)T[0-9:]+Z, course \S+: (.*)$", what)
             if m:
                 what = f"{m.group(1)}, {m.group(2)}, `{m.group(3)}`"
         parts.append(f"[{name}]({rel(page, name)}): {what}" if what else f"[{name}]({rel(page, name)})")
@@ -486,10 +512,17 @@ def t_scaling(page, args):
 
 
 def t_lessons(page, args):
-    o = kv(args, ("data",), ("library",))
+    o = kv(args, ("data",), ("library", "more"))
     library = o.get("library", "gpu_cub").split(",")
     _, rows, name = load_run(o["data"], "main/uniform")
     gpu = rows[0]["gpu"]
+    names = [name]
+    for run in o.get("more", "").split(",") if o.get("more") else []:
+        # a lesson's own run on the same preset (day 07's host-input pipelines): its lessons only
+        _, extra, extra_name = load_run(o["data"], run)
+        have = {r["lesson"] for r in rows}
+        rows = rows + [r for r in extra if r["lesson"] not in have]
+        names.append(extra_name)
     out = []
     for make in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile"))):
         lesson = os.path.basename(os.path.dirname(make))
@@ -500,15 +533,34 @@ def t_lessons(page, args):
         best = min(ran, key=lambda r: float(r["median_us"])) if ran else None
         link = os.path.relpath(os.path.join(ROOT, lesson, "README.md"),
                                os.path.dirname(os.path.abspath(page)))
-        out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-",
-                    run_value(best, "pct") if best else ""])
+        pct = run_value(best, "pct") if best else ""
+        if best and best["where"] == "h2d":
+            pct += " of the pinned copy (end to end)"
+        out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-", pct])
     body = table(["lesson", "what it teaches", f"best median, main preset ({gpu})", "% of floor"], out)
     for impl in library:
         r = next((r for r in rows if r["implementation"] == impl and r["status"] == "ran"), None)
         if r:
             body += ["", f"The library call for comparison: `{impl}` ({r['lesson']}) "
                          f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor."]
-    return body, [name]
+    return body, names
+
+
+def t_csv(page, args):
+    """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
+    only the columns named by cols=NAME,... (its header's names)."""
+    o = kv(args, ("file",), ("cols",))
+    with open(data_path(o["file"]), newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+    if not rows:
+        raise Error(f"docs/data/{o['file']} holds no rows")
+    keep = list(range(len(rows[0])))
+    if "cols" in o:
+        missing = [c for c in o["cols"].split(",") if c not in rows[0]]
+        if missing:
+            raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)}")
+        keep = [rows[0].index(c) for c in o["cols"].split(",")]
+    return table([rows[0][k] for k in keep], [[r[k] for k in keep] for r in rows[1:]]), [o["file"]]
 
 
 def t_text(page, args):
@@ -579,7 +631,7 @@ def t_variants(page, args):
     return table(["run", "variant"] + [f"`--dist {d}`" for d in dists], rows), [name]
 
 
-KINDS = {"lessons": t_lessons, "variants": t_variants, "text": t_text, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
+KINDS = {"lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
          "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}
 
 
@@ -610,6 +662,8 @@ def figure(args):
         return kept_value(*rest)
     if kind == "date" and len(rest) == 2:
         return load_run(rest[0], rest[1])[1][0]["date_utc"][:10]
+    if kind == "cell" and len(rest) == 3:
+        return cell_value(*rest)
     raise Error(f"figure '{' '.join(args)}': see common/tables.py for the forms")
 
 
@@ -657,7 +711,8 @@ def rewrite(page, text):
 def results_page(tag, out):
     """The notes' results page of one GPU: every run kept for it, every implementation."""
     runs = sorted(glob.glob(os.path.join(DATA, f"{tag}_*_*.csv")))
-    runs = [r for r in runs if "_profile_" not in r and not r.endswith("_sweep.csv")]
+    runs = [r for r in runs if "_profile_" not in r and not r.endswith("_sweep.csv")
+            and open(r).readline().startswith("lesson,implementation,")]  # the runner's CSVs
     if not runs:
         raise Error(f"no docs/data/{tag}_PRESET_DIST.csv")
     first = list(csv.DictReader(open(runs[0], newline="")))[0]
@@ -665,7 +720,8 @@ def results_page(tag, out):
              f"Every run kept in `docs/data` for the {first['gpu']}: every implementation, in lesson "
              "order, one table per preset and distribution, each with its date and command. "
              "`make measure` on a machine with this GPU writes them; `make docs` makes this page. "
-             "\"% of floor\" is the run's own read-only floor time over the median; "
+             "\"% of floor\" is the run's own read-only floor time over the median (for a "
+             "host-input version, day 07's, its pinned-copy floor over its end-to-end time); "
              "a skipped implementation says why."]
     order = {"uniform": 0, "constant": 1, "contention:90": 2, "runs:64": 3}
     def key(path):

@@ -22,8 +22,8 @@
 /** @brief The phases each block stamps (roofline.cu's stamp_at). */
 #define BREAKDOWN_STAMPS 4
 
-extern "C" hist_status day06_final_launch(const hist_args *a, int zero, uint64_t *d_stamps,
-                                          uint32_t *blocks);
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
+                                          uint64_t *d_stamps, uint32_t *blocks);
 
 /** @brief What each timed launch gets. */
 typedef struct breakdown_ctx {
@@ -69,7 +69,7 @@ static hist_status launch_final(void *ctx) {
             cudaMemsetAsync(b->args.hist, 0, hist_counters(b->args.problem) * sizeof(uint32_t)));
         return HIST_OK;
     }
-    return day06_final_launch(&b->args, b->zero, b->d_stamps, &b->blocks);
+    return day06_final_launch(&b->args, b->zero, 0, b->d_stamps, &b->blocks);
 }
 
 /** @brief Print one timed line.

@@ -730,16 +730,19 @@ static any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hi
 /**
  * @brief Zero the output, then launch any_kernel() on the problem's virtual rows.
  * @param a the call's arguments
- * @param zero whether to zero the output first (day 06's breakdown times the kernel alone)
+ * @param zero whether to zero the output first (without: the counts are added to it, as day 07's
+ *        chunks do; day 06's breakdown times the kernel alone)
+ * @param stream the stream to queue the work on (0: the default stream)
  * @param d_stamps per-block stamps, or NULL
  * @param blocks receives the number of blocks launched (0: none)
  * @return HIST_OK or the CUDA error
  */
-static hist_status launch_any(const hist_args *a, bool zero, uint64_t *d_stamps, uint32_t *blocks) {
+static hist_status launch_any(const hist_args *a, bool zero, cudaStream_t stream,
+                              uint64_t *d_stamps, uint32_t *blocks) {
     const hist_problem *p = a->problem;
     *blocks = 0;
     if (zero)
-        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t), stream));
     if (hist_samples(p) == 0)
         return HIST_OK;
     const any_grid g = grid_for(p, a->samples, a->device);
@@ -748,7 +751,7 @@ static hist_status launch_any(const hist_args *a, bool zero, uint64_t *d_stamps,
     const size_t smem = R6_ANY_SMEM_BYTES - (fold ? 0 : R6_FLUSH_BYTES);
     HIST_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    kernel<<<dim3(g.groups, g.chunks), R6_THREADS, smem>>>(
+    kernel<<<dim3(g.groups, g.chunks), R6_THREADS, smem, stream>>>(
         a->samples, g.vr, g.group_width, g.chunk_rows, p->binning, hist_bins(p->binning), a->hist,
         d_stamps);
     HIST_CUDA_TRY_LAUNCH("any_kernel");
@@ -762,7 +765,7 @@ static hist_status launch_any(const hist_args *a, bool zero, uint64_t *d_stamps,
  */
 static hist_status run_any(const hist_args *a) {
     uint32_t blocks;
-    return launch_any(a, true, NULL, &blocks);
+    return launch_any(a, true, 0, NULL, &blocks);
 }
 
 /** @brief The final kernel's one limit: its shared memory.
@@ -779,17 +782,29 @@ static const char *unsupported_any(const hist_problem *p, const hist_device *dev
 }
 
 /**
- * @brief For day 06's breakdown program: the final kernel on @p a, with or without zeroing the
- *        output, stamping each block's phases into @p d_stamps if not NULL.
+ * @brief The final kernel for other programs: day 06's breakdown (with or without zeroing the
+ *        output, stamping each block's phases into @p d_stamps if not NULL), the CS149 file, and
+ *        day 07's pipelines (on their streams, adding each chunk's counts to the output).
  * @param a the call's arguments
- * @param zero 1: zero the output first, as the registry entry does
+ * @param zero 1: zero the output first, as the registry entry does; 0: add to it
+ * @param stream the stream to queue the work on (0: the default stream)
  * @param d_stamps `[blocks][4]` stamps (start, zeroed, counted, flushed; ns), or NULL
  * @param blocks receives the number of blocks launched (grid x times grid y; 0: none)
  * @return HIST_OK or the CUDA error
  */
-extern "C" hist_status day06_final_launch(const hist_args *a, int zero, uint64_t *d_stamps,
-                                          uint32_t *blocks) {
-    return launch_any(a, zero != 0, d_stamps, blocks);
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
+                                          uint64_t *d_stamps, uint32_t *blocks) {
+    return launch_any(a, zero != 0, stream, d_stamps, blocks);
+}
+
+/**
+ * @brief For day 07's pipelines: why the final kernel cannot run @p p on @p dev, or NULL.
+ * @param p the problem
+ * @param dev the GPU, or NULL
+ * @return the reason, or NULL
+ */
+extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev) {
+    return unsupported_any(p, dev);
 }
 
 /* The lesson's steps, in order (README.md has each one's prediction and measurement); the last

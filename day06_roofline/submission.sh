@@ -25,6 +25,7 @@ trap 'rm -f "$tmp"' EXIT
 #include <torch/extension.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ torch::Tensor histogram_kernel(torch::Tensor data, int num_bins) {
     TORCH_CHECK(data.size(1) >= 1 && data.size(1) <= HIST_MAX_CHANNELS,
                 "histogram_kernel: channels must be 1..", HIST_MAX_CHANNELS);
     data = data.contiguous();
-    const c10::cuda::CUDAGuard guard(data.device()); /* the kernel runs on the default stream */
+    const c10::cuda::CUDAGuard guard(data.device()); /* on PyTorch's current stream, below */
     auto hist = torch::empty({data.size(1), num_bins}, data.options().dtype(torch::kInt32));
     hist_problem p = {(uint64_t)data.size(0), (uint32_t)data.size(1),
                       {0, (uint8_t)(num_bins - 1), 1}};
@@ -60,7 +61,8 @@ torch::Tensor histogram_kernel(torch::Tensor data, int num_bins) {
     hist_args a = {&p, data.data_ptr<uint8_t>(), reinterpret_cast<uint32_t *>(hist.data_ptr<int32_t>()),
                    NULL, &dev, 0};
     uint32_t blocks = 0;
-    TORCH_CHECK(day06_final_launch(&a, 1, NULL, &blocks) == HIST_OK, "histogram_kernel: ",
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
+    TORCH_CHECK(day06_final_launch(&a, 1, stream, NULL, &blocks) == HIST_OK, "histogram_kernel: ",
                 hist_last_error());
     return hist;
 }

@@ -33,7 +33,8 @@ static const hist_lesson lesson = {HIST_LESSON_FOLDER, LESSON_IMPLS, &LESSON_IMP
 
 /** @brief What the grade file records of one implementation. */
 typedef struct grade {
-    const char *status; /**< "exact", "wrong", "not-written", "no-gpu" or "-" (not tested) */
+    const char *status; /**< "exact", "wrong", "not-written", "no-gpu", "not-built" (a dependency
+                             missing at build time) or "-" (not tested) */
     int cases;          /**< cases it was exact on */
     double measured;    /**< share of the floor (device) or speed-up per thread (host); 0: none */
 } grade;
@@ -45,7 +46,7 @@ static size_t *indices;
 
 static int has_device_impls(void) {
     for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
-        if (LESSON_IMPLS[i].where == HIST_DEVICE)
+        if (LESSON_IMPLS[i].where != HIST_HOST)
             return 1;
     return 0;
 }
@@ -85,11 +86,22 @@ static void test_written_and_exact(void **state) {
         grades[i].status = "not-written";
         fail_msg("%s: %s (delete the TODO(student) lines once your code is in)", impl->name, todo);
     }
-    if (impl->where == HIST_DEVICE && !test_gpu()) {
+    if (impl->where != HIST_HOST && !test_gpu()) {
         grades[i].status = "no-gpu";
         const hist_device *dev;
         TEST_REQUIRE_GPU(dev);
         (void)dev;
+    }
+    hist_dataset main_preset;
+    assert_int_equal(hist_preset("main", &main_preset), HIST_OK);
+    const char *why =
+        impl->unsupported ? impl->unsupported(&main_preset.problem, test_gpu()) : NULL;
+    if (why && strncmp(why, HIST_NOT_BUILT, strlen(HIST_NOT_BUILT)) == 0) {
+        grades[i].status = "not-built";
+        if (test_gpu_required())
+            fail_msg("REQUIRE_GPU=1 but %s was %s", impl->name, why);
+        print_message("skipped: %s: %s\n", impl->name, why);
+        skip();
     }
     check_once();
     grades[i].cases = verdicts[i].cases;
@@ -111,10 +123,46 @@ static void report_time(const hist_impl *impl, double median_us, double measured
     char target[96] = "not graded";
     if (impl->target > 0)
         snprintf(target, sizeof target, "target %.3g%s: %s", impl->target * 100.0,
-                 impl->where == HIST_DEVICE ? "%" : "% per thread",
+                 impl->where == HIST_HOST ? "% per thread" : "%",
                  measured >= impl->target ? "met" : "NOT met");
     print_message("%-24s %10.1f us  %6.1f%% %s  %s\n", impl->name, median_us, 100.0 * measured,
                   of_what, target);
+}
+
+/* Host-input implementations (end to end, from host memory), each against the pinned-copy floor
+   timed alternately with it (hist_time_host_input()). */
+static void time_host_input(const hist_device *dev, const hist_problem *p, const uint8_t *samples,
+                            uint32_t *out, int warmup, int reps) {
+    const size_t bytes = (size_t)hist_samples(p);
+    void *pinned = NULL;
+    uint8_t *pageable = NULL; /* a private copy: the caller's samples may be pinned already */
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+        const hist_impl *impl = &LESSON_IMPLS[i];
+        if (!hist_takes_host_input(impl->where) || verdicts[i].failed || verdicts[i].cases == 0 ||
+            hist_impl_unsupported(impl, p, dev))
+            continue;
+        if (!pinned) {
+            assert_int_equal(hist_host_pinned_alloc(&pinned, bytes), HIST_OK);
+            memcpy(pinned, samples, bytes);
+        }
+        if (impl->where == HIST_HOST_INPUT && !pageable) {
+            pageable = malloc(bytes);
+            assert_non_null(pageable);
+            memcpy(pageable, samples, bytes);
+        }
+        hist_stats t, floor;
+        const uint8_t *input = impl->where == HIST_PINNED_INPUT ? pinned : pageable;
+        assert_int_equal(
+            hist_time_host_input(impl, dev, p, input, pinned, out, warmup, reps, &t, &floor),
+            HIST_OK);
+        grades[i].measured = floor.median_us / t.median_us;
+        char of_what[96];
+        snprintf(of_what, sizeof of_what, "of the speed of a pinned copy (%.1f us, alternately)",
+                 floor.median_us);
+        report_time(impl, t.median_us, grades[i].measured, of_what);
+    }
+    free(pageable);
+    hist_host_pinned_free(pinned);
 }
 
 /* Performance on the main preset, uniform data: every exact implementation in one run. */
@@ -204,6 +252,7 @@ static void test_performance(void **state) {
             report_time(impl, t.median_us, grades[i].measured, "of the floor's speed");
         }
         hist_gpu_destroy(g);
+        time_host_input(dev, p, samples, out, warmup, reps);
     }
     free(samples);
     free(out);
@@ -224,7 +273,7 @@ static int write_grades(void **state) {
         for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
             const hist_impl *impl = &LESSON_IMPLS[i];
             fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\n", HIST_LESSON_FOLDER, impl->name,
-                    impl->where == HIST_HOST ? "host" : "device", grades[i].status, grades[i].cases,
+                    hist_where_name(impl->where), grades[i].status, grades[i].cases,
                     grades[i].measured, impl->target);
         }
         fclose(f);

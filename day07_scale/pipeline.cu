@@ -1,0 +1,560 @@
+/**
+ * @file pipeline.cu
+ * @brief Day 07: scale. The input starts in host memory, as a user's data does: copy it, hide the
+ *        copy, count data larger than the GPU, and count on several GPUs with NCCL.
+ *
+ * Every implementation here is a host-input one (`HIST_HOST_INPUT` or, with the input pinned,
+ * `HIST_PINNED_INPUT`; common/LESSONS.md): it gets
+ * the `[rows, channels]` input and the `[channels, bins]` output in host memory, moves the data
+ * itself, and is timed end to end against the pinned-copy floor (the same bytes copied once from
+ * pinned memory, nothing else). The counting is day 06's final kernel, called through
+ * day06_final_launch() on a stream of our choosing; this file is only about moving data:
+ *
+ *  1. `pipe_pageable`: one cudaMemcpy of the whole input from ordinary (pageable) memory, then the
+ *     kernel, then the result back. The driver copies pageable memory through a pinned bounce
+ *     buffer of its own, in pieces, so the link is busy only part of the time.
+ *  2. `pipe_pinned`: the same code, with the input in pinned (page-locked) memory: the copy
+ *     engine reads it directly, at the link's speed. The kernel still waits for the whole copy.
+ *  3. `pipe_streams`: the input in chunks, each chunk's copy and count queued on one of
+ *     PIPE_STREAMS streams, so that chunk k is counted while chunk k + 1 is copied; the
+ *     histogram on the GPU accumulates every chunk. Only chunk buffers live on the GPU, so the
+ *     input may be larger than its memory.
+ *  4. `pipe_copy_stream`: the same chunks, every copy on one stream and every count on another,
+ *     tied by events, so that the copies run back to back like the pinned-copy floor's.
+ *  5. `gpus_nccl`: the rows split across every visible GPU, each running step 4 on its share into
+ *     its own histogram; NCCL's all-reduce sums the histograms (one communicator for all the GPUs
+ *     of the process), and GPU 0's copy comes back.
+ *
+ * Device memory, streams and the NCCL communicator are made on the first call and kept for the
+ * process, like a library's handle (cuBLAS, NCCL): making a communicator takes far longer than a
+ * histogram. The warm-up call pays for them; `make test` checks every step on awkward shapes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "device.cuh"
+#include "gpu.h"
+#ifdef HIST_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+/** @brief Streams (and chunk buffers) per GPU in the pipeline: chunk k uses stream k % 3, so a
+ *  chunk's copy, the previous chunk's count and the buffer of the one before can all be busy. */
+#define PIPE_STREAMS 3
+/** @brief GPUs the multi-GPU step drives at most. */
+#define PIPE_MAX_GPUS 16
+
+/** @brief Day 06's final kernel: zero the output (or add to it), then count, on @p stream. */
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
+                                          uint64_t *d_stamps, uint32_t *blocks);
+/** @brief Why day 06's final kernel cannot run a problem on a GPU (its shared memory), or NULL. */
+extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev);
+
+/** @brief Bytes per chunk of the pipeline (whole rows; at least one row). 32 MiB: its copy takes
+ *  about 0.6 ms on a PCIe Gen5 link, its count about 20 us, so the count hides behind the next
+ *  copy and only the last chunk's count shows. The tests set it small to make many chunks. */
+extern "C" size_t day07_chunk_bytes;
+size_t day07_chunk_bytes = (size_t)32 << 20;
+
+/* ---- what a GPU keeps between calls ---- */
+
+/** @brief One GPU's streams and buffers, made on first use and grown when a call needs more. */
+typedef struct gpu_state {
+    hist_device dev;                          /**< the GPU */
+    cudaStream_t streams[PIPE_STREAMS];       /**< the pipeline's streams */
+    cudaEvent_t events[2 * PIPE_STREAMS + 1]; /**< per stream or buffer, twice, and "zeroed" */
+    uint8_t *d_in;     /**< the whole input (steps 1-2) or the chunk buffers */
+    size_t in_bytes;   /**< its size */
+    uint32_t *d_hist;  /**< this GPU's histogram */
+    size_t hist_bytes; /**< its size */
+} gpu_state;
+
+static gpu_state gpus[PIPE_MAX_GPUS];
+static int gpus_made; /* how many of gpus[] hold streams and events */
+#ifdef HIST_HAVE_NCCL
+static ncclComm_t comms[PIPE_MAX_GPUS];
+static int comm_count; /* GPUs of the communicator (0: none yet) */
+#endif
+
+/* Everything kept, released when the program ends. */
+static void release_all(void) {
+#ifdef HIST_HAVE_NCCL
+    for (int i = 0; i < comm_count; ++i)
+        ncclCommDestroy(comms[i]);
+    comm_count = 0;
+#endif
+    for (int i = 0; i < gpus_made; ++i) {
+        cudaSetDevice(gpus[i].dev.ordinal);
+        for (int s = 0; s < PIPE_STREAMS; ++s)
+            cudaStreamDestroy(gpus[i].streams[s]);
+        for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
+            cudaEventDestroy(gpus[i].events[e]);
+        cudaFree(gpus[i].d_in);
+        cudaFree(gpus[i].d_hist);
+    }
+    gpus_made = 0;
+}
+
+/* Make GPUs 0 .. n-1 usable (streams, events, their properties); the current device is kept. */
+static hist_status make_gpus(int n) {
+    if (gpus_made >= n)
+        return HIST_OK;
+    if (gpus_made == 0)
+        atexit(release_all);
+    int caller;
+    HIST_CUDA_TRY(cudaGetDevice(&caller));
+    for (; gpus_made < n; ++gpus_made) {
+        gpu_state *g = &gpus[gpus_made];
+        memset(g, 0, sizeof *g);
+        cudaDeviceProp prop;
+        HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, gpus_made));
+        hist_device_from_props(&prop, gpus_made, &g->dev);
+        HIST_CUDA_TRY(cudaSetDevice(gpus_made));
+        for (int s = 0; s < PIPE_STREAMS; ++s)
+            HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
+        for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
+            HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->events[e], cudaEventDisableTiming));
+    }
+    HIST_CUDA_TRY(cudaSetDevice(caller));
+    return HIST_OK;
+}
+
+/* Make the device buffer at *@p buf hold at least @p want bytes (*@p have: its size); one that is
+   big enough is kept. */
+static hist_status grow(void **buf, size_t *have, size_t want) {
+    if (want <= *have)
+        return HIST_OK;
+    cudaFree(*buf);
+    *buf = NULL;
+    *have = 0;
+    HIST_CUDA_TRY(cudaMalloc(buf, want));
+    *have = want;
+    return HIST_OK;
+}
+
+/* Give GPU @p g (the current device) at least @p in_bytes of input buffer and @p hist_bytes of
+   histogram. */
+static hist_status ensure_buffers(gpu_state *g, size_t in_bytes, size_t hist_bytes) {
+    hist_status s = grow((void **)&g->d_in, &g->in_bytes, in_bytes);
+    return s == HIST_OK ? grow((void **)&g->d_hist, &g->hist_bytes, hist_bytes) : s;
+}
+
+static size_t at_least_16(uint64_t bytes) {
+    return bytes < 16 ? 16 : (size_t)bytes;
+}
+
+/* ---- steps 1 and 2: copy everything, then count ---- */
+
+/** @brief A way to queue the work on one GPU: enqueue_whole(), enqueue_chunks() or
+ *  enqueue_copy_stream(). On return, the GPU's stream 0 holds everything. */
+typedef hist_status (*enqueue_fn)(gpu_state *g, const hist_problem *p, const uint8_t *h_samples);
+
+/**
+ * @brief Steps 1 to 4 on one GPU: queue the work, then the result back, and wait.
+ * @param a the call's arguments (host pointers; `a->device` is the GPU)
+ * @param enqueue how the work is queued
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status run_pipeline(const hist_args *a, enqueue_fn enqueue) {
+    const size_t hist_bytes = (size_t)hist_counters(a->problem) * sizeof(uint32_t);
+    int caller;
+    HIST_CUDA_TRY(cudaGetDevice(&caller));
+    HIST_CUDA_TRY(cudaSetDevice(a->device->ordinal));
+    hist_status s = make_gpus(a->device->ordinal + 1);
+    gpu_state *g = &gpus[a->device->ordinal];
+    if (s == HIST_OK)
+        s = enqueue(g, a->problem, a->samples);
+    if (s == HIST_OK && (cudaMemcpyAsync(a->hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost,
+                                         g->streams[0]) != cudaSuccess ||
+                         cudaStreamSynchronize(g->streams[0]) != cudaSuccess))
+        s = hist_fail(HIST_ERR_CUDA, "the pipeline: %s", cudaGetErrorString(cudaGetLastError()));
+    cudaSetDevice(caller);
+    return s;
+}
+
+/**
+ * @brief Steps 1 and 2's work on GPU @p g (the current device): the whole input to the GPU, then
+ *        day 06's kernel (zeroing the histogram first), on stream 0.
+ * @param g the GPU
+ * @param p the problem
+ * @param h_samples its bytes in host memory (pageable or pinned)
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status enqueue_whole(gpu_state *g, const hist_problem *p, const uint8_t *h_samples) {
+    const uint64_t bytes = hist_samples(p);
+    hist_status s =
+        ensure_buffers(g, at_least_16(bytes), at_least_16(hist_counters(p) * sizeof(uint32_t)));
+    if (s != HIST_OK)
+        return s;
+    if (bytes > 0)
+        HIST_CUDA_TRY(cudaMemcpyAsync(g->d_in, h_samples, (size_t)bytes, cudaMemcpyHostToDevice,
+                                      g->streams[0]));
+    const hist_args on_gpu = {p, g->d_in, g->d_hist, NULL, &g->dev, 1};
+    uint32_t blocks;
+    return day06_final_launch(&on_gpu, 1, g->streams[0], NULL, &blocks);
+}
+
+/**
+ * @brief Steps 1 and 2's registry entry (the same code; the harness hands step 1 pageable memory
+ *        and step 2 pinned memory).
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status run_copy_then_count(const hist_args *a) {
+    return run_pipeline(a, enqueue_whole);
+}
+
+/* ---- step 3: chunks on streams ---- */
+
+/** @brief How the rows of a pipeline are cut: whole rows per chunk, and each chunk buffer's size
+ *  (a multiple of 256 bytes, so that every buffer starts where a whole input would). */
+typedef struct chunking {
+    uint64_t rows; /**< rows per chunk (the last chunk may have fewer), at least 1 */
+    size_t bytes;  /**< bytes between one chunk buffer and the next */
+    size_t hist;   /**< bytes of the histogram */
+} chunking;
+
+/**
+ * @brief Cut @p p's rows into chunks of about day07_chunk_bytes, and give GPU @p g (the current
+ *        device) PIPE_STREAMS chunk buffers and a histogram.
+ * @param g the GPU
+ * @param p the rows to count
+ * @param c receives the cut
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status cut_into_chunks(gpu_state *g, const hist_problem *p, chunking *c) {
+    c->rows = day07_chunk_bytes / p->channels > 0 ? day07_chunk_bytes / p->channels : 1;
+    c->bytes = (size_t)(c->rows * p->channels + 255) / 256 * 256;
+    c->hist = (size_t)hist_counters(p) * sizeof(uint32_t);
+    return ensure_buffers(g, PIPE_STREAMS * c->bytes, at_least_16(c->hist));
+}
+
+/**
+ * @brief Queue the pipeline on GPU @p g (the current device) for the rows of @p p at host
+ *        @p h_samples (pinned): zero the histogram, then every chunk's copy and count on the
+ *        streams in turn. On return, `g->streams[0]` holds everything (it waits for the others):
+ *        queue the next step (all-reduce, copy back) there.
+ * @param g the GPU
+ * @param p the rows to count (a whole problem, or one GPU's share)
+ * @param h_samples their bytes in pinned host memory
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status enqueue_chunks(gpu_state *g, const hist_problem *p, const uint8_t *h_samples) {
+    chunking c;
+    hist_status s = cut_into_chunks(g, p, &c);
+    if (s != HIST_OK)
+        return s;
+    const uint64_t row_bytes = p->channels, chunk_rows = c.rows;
+    const size_t chunk_bytes = c.bytes, hist_bytes = c.hist;
+    /* the histogram is zeroed once; every stream waits for that before its first count */
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, hist_bytes, g->streams[0]));
+    HIST_CUDA_TRY(cudaEventRecord(g->events[2 * PIPE_STREAMS], g->streams[0]));
+    for (int k = 1; k < PIPE_STREAMS; ++k)
+        HIST_CUDA_TRY(cudaStreamWaitEvent(g->streams[k], g->events[2 * PIPE_STREAMS], 0));
+
+    // SOLUTION enqueue_chunks [pipe_streams]: for chunk k = 0, 1, ... of chunk_rows rows
+    //   (the last one shorter): its stream and buffer are number k % PIPE_STREAMS (buffer b starts
+    //   at g->d_in + b * chunk_bytes); queue on that stream the copy of the chunk's bytes from
+    //   h_samples (cudaMemcpyAsync, host to device), then day06_final_launch() on a problem of the
+    //   chunk's rows, with zero = 0 so that it adds to g->d_hist. Work on one stream runs in
+    //   order, so a buffer is reused only after its last count; work on different streams
+    //   overlaps.
+    // stub: (void)row_bytes, (void)chunk_rows, (void)chunk_bytes, (void)h_samples;
+    for (uint64_t row = 0, k = 0; row < p->rows; row += chunk_rows, ++k) {
+        const uint64_t rows = p->rows - row < chunk_rows ? p->rows - row : chunk_rows;
+        const int b = (int)(k % PIPE_STREAMS);
+        uint8_t *d_chunk = g->d_in + (size_t)b * chunk_bytes;
+        HIST_CUDA_TRY(cudaMemcpyAsync(d_chunk, h_samples + row * row_bytes,
+                                      (size_t)(rows * row_bytes), cudaMemcpyHostToDevice,
+                                      g->streams[b]));
+        const hist_problem chunk = {rows, p->channels, p->binning};
+        const hist_args on_gpu = {&chunk, d_chunk, g->d_hist, NULL, &g->dev, 1};
+        uint32_t blocks;
+        hist_status launched = day06_final_launch(&on_gpu, 0, g->streams[b], NULL, &blocks);
+        if (launched != HIST_OK)
+            return launched;
+    }
+    // END SOLUTION
+
+    /* stream 0 waits for the others' last counts */
+    for (int k = 1; k < PIPE_STREAMS; ++k) {
+        HIST_CUDA_TRY(cudaEventRecord(g->events[k], g->streams[k]));
+        HIST_CUDA_TRY(cudaStreamWaitEvent(g->streams[0], g->events[k], 0));
+    }
+    return HIST_OK;
+}
+
+/**
+ * @brief Step 3's registry entry.
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status run_streams(const hist_args *a) {
+    return run_pipeline(a, enqueue_chunks);
+}
+
+/* ---- step 4: one stream for the copies, one for the counts ---- */
+
+/**
+ * @brief Step 4's pipeline on GPU @p g (the current device): the same chunks and buffers as
+ *        enqueue_chunks(), but every copy on one stream (`streams[1]`) and every count on another
+ *        (`streams[0]`), tied by events: count k waits for "chunk k copied", copy k waits for
+ *        "buffer k % PIPE_STREAMS counted" (the count of chunk k - PIPE_STREAMS). The copy
+ *        engine then sees one queue of copies back to back, as in the pinned-copy floor, instead
+ *        of copies spread over three streams. On return, `streams[0]` holds everything.
+ * @param g the GPU
+ * @param p the rows to count
+ * @param h_samples their bytes in pinned host memory
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status enqueue_copy_stream(gpu_state *g, const hist_problem *p,
+                                       const uint8_t *h_samples) {
+    chunking c;
+    hist_status s = cut_into_chunks(g, p, &c);
+    if (s != HIST_OK)
+        return s;
+    const uint64_t row_bytes = p->channels, chunk_rows = c.rows;
+    const size_t chunk_bytes = c.bytes, hist_bytes = c.hist;
+    cudaStream_t count = g->streams[0], copy = g->streams[1];
+    cudaEvent_t *copied = g->events, *counted = g->events + PIPE_STREAMS;
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, hist_bytes, count));
+    for (uint64_t row = 0, k = 0; row < p->rows; row += chunk_rows, ++k) {
+        const uint64_t rows = p->rows - row < chunk_rows ? p->rows - row : chunk_rows;
+        const int b = (int)(k % PIPE_STREAMS);
+        uint8_t *d_chunk = g->d_in + (size_t)b * chunk_bytes;
+        if (k >= PIPE_STREAMS) /* the buffer's previous chunk must be counted */
+            HIST_CUDA_TRY(cudaStreamWaitEvent(copy, counted[b], 0));
+        HIST_CUDA_TRY(cudaMemcpyAsync(d_chunk, h_samples + row * row_bytes,
+                                      (size_t)(rows * row_bytes), cudaMemcpyHostToDevice, copy));
+        HIST_CUDA_TRY(cudaEventRecord(copied[b], copy));
+        HIST_CUDA_TRY(cudaStreamWaitEvent(count, copied[b], 0));
+        const hist_problem chunk = {rows, p->channels, p->binning};
+        const hist_args on_gpu = {&chunk, d_chunk, g->d_hist, NULL, &g->dev, 1};
+        uint32_t blocks;
+        s = day06_final_launch(&on_gpu, 0, count, NULL, &blocks);
+        if (s != HIST_OK)
+            return s;
+        HIST_CUDA_TRY(cudaEventRecord(counted[b], count));
+    }
+    return HIST_OK;
+}
+
+/**
+ * @brief Step 4's registry entry.
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status run_copy_stream(const hist_args *a) {
+    return run_pipeline(a, enqueue_copy_stream);
+}
+
+/* ---- step 5: several GPUs, one NCCL all-reduce ---- */
+
+/** @brief The reason step 5 cannot run in a build without NCCL (common/hist.h's prefix). */
+#define PIPE_NO_NCCL                                                                               \
+    HIST_NOT_BUILT "NCCL was not found when this was built (pip install nvidia-nccl-cu13, or set " \
+                   "NCCL_ROOT to an NCCL install; day07_scale/README.md)"
+
+#ifdef HIST_HAVE_NCCL
+/* One communicator for GPUs 0 .. n-1 of this process (made again if n changed). */
+static hist_status make_comms(int n) {
+    if (comm_count == n)
+        return HIST_OK;
+    for (int i = 0; i < comm_count; ++i)
+        ncclCommDestroy(comms[i]);
+    comm_count = 0;
+    setenv("NCCL_NVLS_ENABLE", "0", 0); /* no NVLink multicast (common/README: GPU machines) */
+    const ncclResult_t r = ncclCommInitAll(comms, n, NULL);
+    if (r != ncclSuccess)
+        return hist_fail(HIST_ERR_CUDA, "ncclCommInitAll over %d GPUs: %s", n,
+                         ncclGetErrorString(r));
+    comm_count = n;
+    return HIST_OK;
+}
+
+/* Sum the histograms of GPUs 0 .. n-1 in place, each on its stream 0 (one group: one thread
+   drives every GPU). */
+static hist_status all_reduce(int n, uint64_t counters) {
+    ncclResult_t r = ncclGroupStart();
+    for (int i = 0; i < n && r == ncclSuccess; ++i)
+        r = ncclAllReduce(gpus[i].d_hist, gpus[i].d_hist, (size_t)counters, ncclUint32, ncclSum,
+                          comms[i], gpus[i].streams[0]);
+    const ncclResult_t end = ncclGroupEnd();
+    if (r == ncclSuccess)
+        r = end;
+    if (r != ncclSuccess)
+        return hist_fail(HIST_ERR_CUDA, "ncclAllReduce: %s", ncclGetErrorString(r));
+    return HIST_OK;
+}
+
+/* After every GPU's counts are queued (status @p s so far): the all-reduce, GPU 0's histogram to
+   @p h_hist (if not NULL), then wait for every GPU, on failure too, so that nothing queued
+   outlives the call. Leaves the current device changed. */
+static hist_status reduce_and_wait(int n, uint64_t counters, uint32_t *h_hist, hist_status s) {
+    if (s == HIST_OK)
+        s = all_reduce(n, counters);
+    if (s == HIST_OK && h_hist &&
+        (cudaSetDevice(0) != cudaSuccess ||
+         cudaMemcpyAsync(h_hist, gpus[0].d_hist, counters * sizeof(uint32_t),
+                         cudaMemcpyDeviceToHost, gpus[0].streams[0]) != cudaSuccess))
+        s = hist_fail(HIST_ERR_CUDA, "copying the histogram back: %s",
+                      cudaGetErrorString(cudaGetLastError()));
+    for (int i = 0; i < n; ++i)
+        if (cudaSetDevice(i) != cudaSuccess || cudaStreamSynchronize(gpus[i].streams[0]))
+            if (s == HIST_OK)
+                s = hist_fail(HIST_ERR_CUDA, "GPU %d: %s", i,
+                              cudaGetErrorString(cudaGetLastError()));
+    return s;
+}
+#endif
+
+/* GPUs this process sees (at most PIPE_MAX_GPUS). */
+static int visible_gpus(void) {
+    const int n = hist_gpu_count();
+    return n < PIPE_MAX_GPUS ? n : PIPE_MAX_GPUS;
+}
+
+/**
+ * @brief Step 5 on GPUs 0 .. @p n-1: the rows split into @p n nearly equal shares (share i is
+ *        rows `[rows * i / n, rows * (i + 1) / n)`), each GPU running step 4's pipeline on its
+ *        share, then one all-reduce and GPU 0's histogram back. For `make gpus` (gpus.cu) too.
+ * @param a the call's arguments (host pointers, the input pinned)
+ * @param n how many GPUs, 1 .. visible
+ * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED without NCCL
+ */
+extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
+#ifndef HIST_HAVE_NCCL
+    (void)a, (void)n;
+    return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
+#else
+    if (n < 1 || n > visible_gpus())
+        return hist_fail(HIST_ERR_USAGE, "%d GPUs asked, %d visible", n, visible_gpus());
+    const hist_problem *p = a->problem;
+    const uint64_t counters = hist_counters(p);
+    int caller;
+    HIST_CUDA_TRY(cudaGetDevice(&caller));
+    hist_status s = make_gpus(n);
+    if (s == HIST_OK)
+        s = make_comms(n);
+    for (int i = 0; i < n && s == HIST_OK; ++i) { /* queue every GPU's share, waiting for none */
+        const uint64_t first = p->rows * i / n, last = p->rows * (i + 1) / n;
+        const hist_problem share = {last - first, p->channels, p->binning};
+        if (cudaSetDevice(i) != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
+        else
+            s = enqueue_copy_stream(&gpus[i], &share, a->samples + first * p->channels);
+    }
+    s = reduce_and_wait(n, counters, a->hist, s);
+    cudaSetDevice(caller);
+    return s;
+#endif
+}
+
+/**
+ * @brief For `make gpus` (gpus.cu): the case of data already on the GPUs. GPU i counts the
+ *        `[rows, channels]` bytes at its device pointer @p d_samples[i] into its own histogram,
+ *        then one all-reduce leaves the sum on every GPU (where, as in XGBoost's `gpu_hist`, the
+ *        next step would use it); the call returns when every GPU is done.
+ * @param n how many GPUs (0 .. n-1)
+ * @param d_samples each GPU's input, on that GPU
+ * @param p the shape of each GPU's input
+ * @param h_hist if not NULL, receives the summed `[channels, bins]` histogram (from GPU 0)
+ * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED without NCCL
+ */
+extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_samples,
+                                           const hist_problem *p, uint32_t *h_hist) {
+#ifndef HIST_HAVE_NCCL
+    (void)n, (void)d_samples, (void)p, (void)h_hist;
+    return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
+#else
+    if (n < 1 || n > visible_gpus())
+        return hist_fail(HIST_ERR_USAGE, "%d GPUs asked, %d visible", n, visible_gpus());
+    const uint64_t counters = hist_counters(p);
+    int caller;
+    HIST_CUDA_TRY(cudaGetDevice(&caller));
+    hist_status s = make_gpus(n);
+    if (s == HIST_OK)
+        s = make_comms(n);
+    for (int i = 0; i < n && s == HIST_OK; ++i) {
+        if (cudaSetDevice(i) != cudaSuccess) {
+            s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
+            break;
+        }
+        s = ensure_buffers(&gpus[i], 16, at_least_16(counters * sizeof(uint32_t)));
+        const hist_args on_gpu = {p, d_samples[i], gpus[i].d_hist, NULL, &gpus[i].dev, 1};
+        uint32_t blocks;
+        if (s == HIST_OK)
+            s = day06_final_launch(&on_gpu, 1, gpus[i].streams[0], NULL, &blocks);
+    }
+    s = reduce_and_wait(n, counters, h_hist, s);
+    cudaSetDevice(caller);
+    return s;
+#endif
+}
+
+/**
+ * @brief Step 5's registry entry: every visible GPU.
+ * @param a the call's arguments
+ * @return HIST_OK or the error
+ */
+static hist_status run_gpus(const hist_args *a) {
+    return day07_gpus_host(a, visible_gpus());
+}
+
+/* ---- what each step accepts ---- */
+
+/** @brief Steps 1-2 hold the whole input on the GPU.
+ * @param p the problem
+ * @param dev the GPU, or NULL
+ * @return why not, or NULL */
+static const char *whole_unsupported(const hist_problem *p, const hist_device *dev) {
+    if (dev && hist_samples(p) > dev->global_bytes / 2)
+        return "the input is more than half the GPU's memory: copy it in chunks (pipe_streams)";
+    return day06_final_unsupported(p, dev);
+}
+
+/** @brief Steps 3 and 4 hold three chunks. @param p the problem @param dev the GPU, or NULL
+ *  @return why not, or NULL */
+static const char *streams_unsupported(const hist_problem *p, const hist_device *dev) {
+    return day06_final_unsupported(p, dev);
+}
+
+/** @brief Step 5 needs NCCL at build time. @param p the problem @param dev the GPU, or NULL
+ *  @return why not, or NULL */
+static const char *gpus_unsupported(const hist_problem *p, const hist_device *dev) {
+#ifndef HIST_HAVE_NCCL
+    (void)p, (void)dev;
+    return PIPE_NO_NCCL;
+#else
+    return day06_final_unsupported(p, dev);
+#endif
+}
+
+/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+HIST_DECLARE_REGISTRY(day07);
+
+/** @brief The lesson's registry: one entry per step, in the lesson's order. */
+const hist_impl day07_impls[] = {
+    {"pipe_pageable", "day07_scale", HIST_HOST_INPUT,
+     "pageable input: one copy of everything, then day 06's kernel",
+     "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
+     run_copy_then_count, 0, 0},
+    {"pipe_pinned", "day07_scale", HIST_PINNED_INPUT,
+     "pinned input: the same code, the copy at the link's speed",
+     "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
+     run_copy_then_count, 0.90, 0},
+    {"pipe_streams", "day07_scale", HIST_PINNED_INPUT,
+     "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
+     "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_streams,
+     1 / 1.05, 0},
+    {"pipe_copy_stream", "day07_scale", HIST_PINNED_INPUT,
+     "the same chunks: all copies on one stream, all counts on another, events between",
+     "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_copy_stream,
+     1 / 1.05, 0},
+    {"gpus_nccl", "day07_scale", HIST_PINNED_INPUT,
+     "every visible GPU pipelines its share of the rows; NCCL all-reduce",
+     "any problem; built only with NCCL", gpus_unsupported, NULL, run_gpus, 0.90, 0},
+};
+/** @brief How many entries day07_impls holds. */
+const size_t day07_impl_count = sizeof day07_impls / sizeof day07_impls[0];
