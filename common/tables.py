@@ -287,17 +287,25 @@ def kept_value(name, text):
     raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
 
 
+def kept_csv(name):
+    """A kept CSV of a lesson program's own (its '# ' provenance lines left out): header, rows."""
+    with open(data_path(name), newline="") as f:
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+    if not rows:
+        raise Error(f"docs/data/{name} holds no rows")
+    return rows[0], rows[1:]
+
+
 def cell_value(name, row, column):
     """In a kept CSV, the cell of COLUMN on the first row that starts with ROW (its cells joined
     by commas), with the unit a header such as "median (s)" names."""
-    with open(data_path(name), newline="") as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
-    if rows and column not in rows[0]:
+    head, rows = kept_csv(name)
+    if column not in head:
         raise Error(f"docs/data/{name} has no column '{column}'")
     unit = re.search(r"\((s|ms|us)\)$", column)
     for r in rows:
-        if ",".join(r.values()).startswith(row):
-            return r[column] + (f" {unit.group(1)}" if unit else "")
+        if ",".join(r).startswith(row):
+            return r[head.index(column)] + (f" {unit.group(1)}" if unit else "")
     raise Error(f"docs/data/{name}: no row starting with '{row}'")
 
 
@@ -550,17 +558,14 @@ def t_csv(page, args):
     """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
     only the columns named by cols=NAME,... (its header's names)."""
     o = kv(args, ("file",), ("cols",))
-    with open(data_path(o["file"]), newline="") as f:
-        rows = list(csv.reader(line for line in f if not line.startswith("#")))
-    if not rows:
-        raise Error(f"docs/data/{o['file']} holds no rows")
-    keep = list(range(len(rows[0])))
+    head, rows = kept_csv(o["file"])
+    keep = list(range(len(head)))
     if "cols" in o:
-        missing = [c for c in o["cols"].split(",") if c not in rows[0]]
+        missing = [c for c in o["cols"].split(",") if c not in head]
         if missing:
             raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)}")
-        keep = [rows[0].index(c) for c in o["cols"].split(",")]
-    return table([rows[0][k] for k in keep], [[r[k] for k in keep] for r in rows[1:]]), [o["file"]]
+        keep = [head.index(c) for c in o["cols"].split(",")]
+    return table([head[k] for k in keep], [[r[k] for k in keep] for r in rows]), [o["file"]]
 
 
 def t_text(page, args):
