@@ -108,7 +108,8 @@ EOF
     shapes)
         # NAME:IMPLEMENTATIONS:ARGS (the main preset's bytes in other shapes, other binnings, the
         # small preset; step 6 where it runs, for comparison)
-        both=gpu_r6_v6_one_kernel,gpu_roofline
+        both=gpu_r6_v6_one_kernel,gpu_r6_v7_any_shape,gpu_roofline
+        any=gpu_r6_v7_any_shape,gpu_roofline
         while IFS=: read -r name impls args; do
             file=$out/${tag}_shapes_$name.csv
             echo "measure: $file"
@@ -120,17 +121,21 @@ main-uniform:$both:--dist uniform
 main-constant:$both:--dist constant
 main-contention-90:$both:--dist contention:90
 main-runs-1000:$both:--dist runs:1000
-channels-510:gpu_roofline:$C510
-channels-513:gpu_roofline:$C513
+channels-510:$any:$C510
+channels-513:$any:$C513
 channels-4096:$both:$C4096
-main-binned:gpu_roofline:--lo 1 --hi 100 --width 20 --values 1:100
-small-binned:gpu_roofline:--preset small-binned
+main-binned:$any:--lo 1 --hi 100 --width 20 --values 1:100
+small-binned:$any:--preset small-binned
 EOF
         ;;
     breakdown)
         file=$out/${tag}_breakdown.txt
         echo "measure: $file"
-        { stamp "$build/day06_roofline/breakdown"; "$build/day06_roofline/breakdown"; } > "$file.tmp"
+        # shellcheck disable=SC2086
+        { stamp "$build/day06_roofline/breakdown; ... $C510; ... $C513"
+          "$build/day06_roofline/breakdown"
+          "$build/day06_roofline/breakdown" $C510
+          "$build/day06_roofline/breakdown" $C513; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
     shapes-profile)
         m=gpu__time_duration.sum,sm__inst_executed.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum

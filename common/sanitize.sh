@@ -1,9 +1,9 @@
 #!/bin/sh
 # sanitize.sh COURSE_BIN: compute-sanitizer's memcheck, racecheck, initcheck and synccheck over
-# every GPU implementation of the course, on small shapes (a partial channel group, one channel
-# with a non-byte binning) under every distribution. Every implementation runs on every shape its
-# constraints accept (no --impl: one named on a shape it refuses would be exit status 4). Fails on
-# any report.
+# every GPU implementation of the course, on small shapes (a partial channel group, with rows
+# enough for a dynamic tile of day 06's final kernel; one channel with a non-byte binning) under
+# every distribution. Every implementation runs on every shape its constraints accept (no --impl:
+# one named on a shape it refuses would be exit status 4). Fails on any report.
 set -u
 bin=$1
 command -v compute-sanitizer >/dev/null 2>&1 ||
@@ -16,7 +16,7 @@ impls=$("$bin" --list | awk '$3 == "device" { printf "%s%s", sep, $2; sep = "," 
 status=0
 runs=0
 for tool in memcheck racecheck initcheck synccheck; do
-    for shape in "--rows 1000 --channels 528" "--preset small-binned --rows 3000"; do
+    for shape in "--rows 4100 --channels 528" "--preset small-binned --rows 3000"; do
         for dist in uniform constant contention:90 runs:7; do
             out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
                 "$bin" $shape --dist "$dist" --reps 1 --warmup 0 2>&1)

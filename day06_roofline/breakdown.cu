@@ -3,15 +3,18 @@
  * @brief Day 06: where the time between the final kernel and the floor goes (`make breakdown
  *        DAY=06`).
  *
- * On the main preset, each timed like the harness times everything (CUDA events, L2 flushed
- * before each run, median of many): the two floors, an empty kernel (what the timer itself
- * costs), the output's memset alone, the final kernel without it, and the registry's
- * `gpu_roofline` (both). Then one run of the kernel with every block stamping its phases with the
- * GPU's nanosecond clock (%globaltimer): when blocks start, how long zeroing the histogram takes,
- * when counting ends (first, median and last block), how long the flush takes.
+ * On the main preset (uniform and constant data), or its bytes as other channels, each
+ * timed like the harness times everything (CUDA events, L2 flushed before each run, median of
+ * many): the two floors, an empty kernel (what the timer itself costs), the output's memset
+ * alone, the final kernel without it, step 7 (`gpu_r6_v7_any_shape`: memset, then the kernel)
+ * and step 8 (`gpu_roofline`: the kernel zeroes the output itself). Then one run of step 8 with
+ * every block stamping its phases with the GPU's nanosecond clock (%globaltimer): when blocks
+ * start, how long zeroing the histogram takes, when counting ends (first, median and last
+ * block), how long the flush takes.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "data.h"
@@ -24,12 +27,14 @@
 
 extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
                                           uint64_t *d_stamps, uint32_t *blocks);
+extern "C" size_t day06_final_workspace(const hist_problem *p, const hist_device *dev);
 
 /** @brief What each timed launch gets. */
 typedef struct breakdown_ctx {
     hist_args args;     /**< the final kernel's arguments */
-    int zero;           /**< zero the output first */
-    int kernel;         /**< 0: the memset alone */
+    int zero;           /**< 1: the kernel zeroes the output (step 8); 0: it adds to it */
+    int memset;         /**< memset the output first */
+    int kernel;         /**< launch the kernel */
     uint64_t *d_stamps; /**< stamps, or NULL */
     uint32_t blocks;    /**< blocks of the last launch */
 } breakdown_ctx;
@@ -64,11 +69,11 @@ static hist_status launch_empty(void *ctx) {
  */
 static hist_status launch_final(void *ctx) {
     breakdown_ctx *b = (breakdown_ctx *)ctx;
-    if (!b->kernel) {
+    if (b->memset)
         HIST_CUDA_TRY(
             cudaMemsetAsync(b->args.hist, 0, hist_counters(b->args.problem) * sizeof(uint32_t)));
+    if (!b->kernel)
         return HIST_OK;
-    }
     return day06_final_launch(&b->args, b->zero, 0, b->d_stamps, &b->blocks);
 }
 
@@ -100,17 +105,25 @@ static double median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/** @brief Time everything on @p preset_dist and print it.
+/** @brief Time everything on the main preset's bytes as @p rows x @p channels of @p dist and
+ *  print it.
  * @param dev the GPU
- * @param dist the distribution of the main preset's data
+ * @param rows rows (0: the main preset's)
+ * @param channels channels (0: the main preset's)
+ * @param dist the distribution of the data
  * @return HIST_OK or the error
  */
-static hist_status breakdown(const hist_device *dev, hist_dist dist) {
+static hist_status breakdown(const hist_device *dev, uint64_t rows, uint32_t channels,
+                             hist_dist dist) {
     hist_dataset d;
     hist_status s = hist_preset("main", &d);
     if (s != HIST_OK)
         return s;
     d.dist = dist;
+    if (rows > 0) {
+        d.problem.rows = rows;
+        d.problem.channels = channels;
+    }
     const hist_problem *p = &d.problem;
     const size_t bytes = hist_samples(p);
     uint8_t *h = (uint8_t *)malloc(bytes);
@@ -125,6 +138,7 @@ static hist_status breakdown(const hist_device *dev, hist_dist dist) {
     uint32_t *d_hist = NULL;
     uint64_t *d_stamps = NULL;
     uint64_t *h_stamps = NULL;
+    void *d_ws = NULL;
     char name[64];
     hist_dist_format(dist, name, sizeof name);
     if ((s = hist_gpu_create(&g, dev, p, h, 0)) != HIST_OK)
@@ -132,13 +146,15 @@ static hist_status breakdown(const hist_device *dev, hist_dist dist) {
     BREAKDOWN_TRY(cudaMalloc(&d_samples, bytes));
     BREAKDOWN_TRY(cudaMemcpy(d_samples, h, bytes, cudaMemcpyHostToDevice));
     BREAKDOWN_TRY(cudaMalloc(&d_hist, hist_counters(p) * sizeof(uint32_t)));
+    BREAKDOWN_TRY(cudaMalloc(&d_ws, day06_final_workspace(p, dev)));
     BREAKDOWN_TRY(
-        cudaMalloc(&d_stamps, (size_t)dev->sm_count * 4 * BREAKDOWN_STAMPS * sizeof(uint64_t)));
+        cudaMalloc(&d_stamps, ((size_t)dev->sm_count + p->channels / 32 + 2) * BREAKDOWN_STAMPS *
+                                  sizeof(uint64_t))); /* at most max(SMs, groups) blocks */
     {
-        printf("breakdown on %s (%d SMs): main preset (%llu x %u, %s), medians of %d runs, L2 "
+        printf("breakdown on %s (%d SMs): %s (%llu x %u, %s), medians of %d runs, L2 "
                "flushed before each\n",
-               dev->name, dev->sm_count, (unsigned long long)p->rows, p->channels, name,
-               BREAKDOWN_REPS);
+               dev->name, dev->sm_count, rows > 0 ? "main preset's bytes" : "main preset",
+               (unsigned long long)p->rows, p->channels, name, BREAKDOWN_REPS);
         hist_stats st;
         if ((s = hist_gpu_time_floor(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
             goto done;
@@ -149,19 +165,24 @@ static hist_status breakdown(const hist_device *dev, hist_dist dist) {
         if ((s = hist_gpu_time_work(dev, launch_empty, NULL, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
             goto done;
         line("empty kernel (the timer's own cost)", &st);
-        breakdown_ctx b = {{p, d_samples, d_hist, NULL, dev, 1}, 1, 0, NULL, 0};
+        breakdown_ctx b = {{p, d_samples, d_hist, d_ws, dev, 1}, 0, 1, 0, NULL, 0};
         if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
             goto done;
         line("memset of the output alone", &st);
+        b.memset = 0;
         b.kernel = 1;
-        b.zero = 0;
         if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
             goto done;
         line("final kernel alone (output not zeroed)", &st);
+        b.memset = 1;
+        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+            goto done;
+        line("step 7: memset + kernel", &st);
+        b.memset = 0;
         b.zero = 1;
         if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
             goto done;
-        line("gpu_roofline: memset + kernel", &st);
+        line("gpu_roofline (step 8): the kernel zeroes the output", &st);
 
         /* one stamped run, after a warm-up, the L2 flushed before it like every run */
         b.d_stamps = d_stamps;
@@ -215,6 +236,7 @@ done:
     cudaFree(d_samples);
     cudaFree(d_hist);
     cudaFree(d_stamps);
+    cudaFree(d_ws);
     free(h_stamps);
     hist_gpu_destroy(g);
     free(h);
@@ -222,18 +244,31 @@ done:
 }
 
 /**
- * @brief Run the breakdown on uniform and constant data, or say why not.
- * @return the exit status (0: done or skipped without a GPU, 3: a failure)
+ * @brief Run the breakdown on the main preset's uniform and constant data, or with `--rows R
+ *        --channels C` on that shape's uniform data (`make measure` passes 510 and 513 channels),
+ *        or say why not.
+ * @param argc argument count
+ * @param argv nothing, or `--rows R --channels C`
+ * @return the exit status (0: done or skipped without a GPU, 2: bad arguments, 3: a failure)
  */
-int main(void) {
+int main(int argc, char **argv) {
+    unsigned long long rows = 0;
+    unsigned channels = 0;
+    if (argc != 1 &&
+        !(argc == 5 && strcmp(argv[1], "--rows") == 0 && sscanf(argv[2], "%llu", &rows) == 1 &&
+          rows > 0 && strcmp(argv[3], "--channels") == 0 && sscanf(argv[4], "%u", &channels) == 1 &&
+          channels > 0 && channels <= HIST_MAX_CHANNELS)) {
+        fprintf(stderr, "usage: breakdown [--rows R --channels C]  (C 1..%u)\n", HIST_MAX_CHANNELS);
+        return 2;
+    }
     hist_device dev;
     if (hist_device_open(&dev) != HIST_OK) {
         printf("breakdown skipped: %s\n", hist_last_error());
         return 0;
     }
     const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0}, {HIST_DIST_CONSTANT, 0}};
-    for (int k = 0; k < 2; ++k)
-        if (breakdown(&dev, dists[k]) != HIST_OK) {
+    for (int k = 0; k < (rows > 0 ? 1 : 2); ++k)
+        if (breakdown(&dev, rows, channels, dists[k]) != HIST_OK) {
             fprintf(stderr, "breakdown: %s\n", hist_last_error());
             return 3;
         }

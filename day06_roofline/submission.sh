@@ -58,8 +58,11 @@ torch::Tensor histogram_kernel(torch::Tensor data, int num_bins) {
     hist_device_from_props(&prop, data.get_device(), &dev);
     const char *why = unsupported_any(&p, &dev);
     TORCH_CHECK(why == NULL, "histogram_kernel: ", why ? why : "");
+    /* step 8's tile counters (the kernel zeroes them itself) */
+    auto workspace = torch::empty({(int64_t)(any_workspace(&p, &dev) / sizeof(int32_t))},
+                                  data.options().dtype(torch::kInt32));
     hist_args a = {&p, data.data_ptr<uint8_t>(), reinterpret_cast<uint32_t *>(hist.data_ptr<int32_t>()),
-                   NULL, &dev, 0};
+                   workspace.data_ptr<int32_t>(), &dev, 0};
     uint32_t blocks = 0;
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
     TORCH_CHECK(day06_final_launch(&a, 1, stream, NULL, &blocks) == HIST_OK, "histogram_kernel: ",
