@@ -40,7 +40,8 @@ Nsight Compute's CSV. Table kinds:
 
 Figures (fig KIND ...):
 
-    run TAG RUN IMPL FIELD             FIELD as COL above, or e2e, or status
+    run TAG RUN IMPL FIELD             FIELD as COL above, or e2e, or status, or pct1 (% of
+                                       floor with one decimal)
     ratio TAG RUN IMPL_A IMPL_B        median of A / median of B, as 1.23x
     overfloor TAG RUN IMPL             median / the same run's floor, as 36x or 1.98x
     diff TAG RUN IMPL_A IMPL_B         median of A - median of B, as a time
@@ -163,6 +164,8 @@ def run_value(row, field):
         return f"{float(row['gb_per_s']):.1f}"
     if field == "pct":
         return f"{100 * floor / t:.0f}%" if row["where"] in ("device", "h2d") else ""
+    if field == "pct1": # one decimal, for a figure next to a target
+        return f"{100 * floor / t:.1f}%" if row["where"] in ("device", "h2d") else ""
     if field == "cleanpct":
         return f"{100 * clean / t:.0f}%" if row["where"] == "device" else ""
     if field == "floor":
