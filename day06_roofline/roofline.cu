@@ -646,7 +646,10 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
  * @param vr its virtual rows
  * @param group_width virtual channels per block (a multiple of 4, at most 128; the last group
  *        may have fewer)
- * @param chunk_rows virtual rows per block
+ * @param chunk_rows virtual rows per block in its fixed chunk
+ * @param dyn_first the first virtual row handed out in tiles (vr.rows: none)
+ * @param dyn_tiles tiles of R6_TILE_ROWS rows from dyn_first on (FUSED only; 0: none)
+ * @param d_next a tile counter per channel group (FUSED with tiles; zeroed by block 0), or NULL
  * @param binning the binning (applied by the flush)
  * @param bins its bins (hist_bins())
  * @param d_out the output `[channels][bins]`: zeroed before (not FUSED) or by the kernel (FUSED)
