@@ -6,7 +6,7 @@
 #   make run ARGS="--preset small-binned --dist contention:90"
 #
 # The whole course is this one make: each lesson's Makefile is included here (in its own folder
-# it hands its goals back to this file with DAY set). common/LESSONS.md is the lesson contract.
+# it hands its goals back to this file with DAY set). docs/LESSON_CONTRACT.md is the lesson contract.
 # Variables: ARCH, SANITIZE=1, CMOCKA_ROOT (common/common.mk), DAY, ARGS, REQUIRE_GPU=1,
 # NCCL_ROOT and REQUIRE_NCCL=1 (day07_scale/Makefile).
 
@@ -45,7 +45,7 @@ ALL_OBJS += $$($(1)_OBJS) $(patsubst %,$(BUILD)/$(1)/%.o,main test_lesson test_$
 $$($(1)_LIB): $$($(1)_OBJS)
 	@rm -f $$@
 	ar rcs $$@ $$^
-	@common/check-lesson.sh $(1) $$($(1)_ID) $$@
+	@tools/build/check-lesson.sh $(1) $$($(1)_ID) $$@
 
 $(BUILD)/$(1)/main.o: common/course/lesson_main.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
@@ -99,14 +99,14 @@ endif
 $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# ---- the student's unwritten code: the TODO(student) blocks of the sources (common/student.sh) ----
+# ---- the student's unwritten code: the TODO(student) blocks of the sources (tools/student/student.sh) ----
 # Listed at parse time (rewritten only when they change) into the harness library, so that the
 # runner reports those entries as "not written yet" and the tests fail on them by name.
 TODO_SRCS := $(wildcard $(foreach l,$(ALL_LESSONS),$(l)/*.c $(l)/*.cu $(l)/*.h $(l)/*.cuh)) \
              common/device.cuh
 TODOS_C := $(BUILD)/todos.c
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(shell common/todos.sh $(TODOS_C) $(TODO_SRCS))
+$(shell tools/student/todos.sh $(TODOS_C) $(TODO_SRCS))
 endif
 $(BUILD)/todos.o: $(TODOS_C) $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -148,7 +148,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
 
 # ---- the goals ----
 
-.PHONY: measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
+.PHONY: check-architecture measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -183,35 +183,40 @@ test: $(TEST_BINS)
 	if [ $$status -ne 0 ]; then echo "make test: some tests FAILED" >&2; fi; exit $$status
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
-# points per lesson from the verdicts (common/grade.sh says how points are given).
+# points per lesson from the verdicts (tools/student/grade.sh says how points are given).
 grade: $(foreach l,$(LESSONS),$($(l)_TESTS))
 	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $^; do \
 	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
-	done; common/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
+	done; tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 
 # The 1-D lesson's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 sweep: $(COURSE_BIN)
-	common/sweep.sh ./$(COURSE_BIN) $(ARGS)
+	tools/results/sweep.sh ./$(COURSE_BIN) $(ARGS)
 
 # The charts (docs/images): the newest main-preset CSV under results/ (written by make run), or the
 # H100 run kept in docs/data; the sweep likewise.
 PLOT_CSV ?= $(firstword $(shell ls -t results/*_main_uniform.csv 2>/dev/null) docs/data/h100_main_uniform.csv)
 PLOT_SWEEP ?= $(firstword $(wildcard results/sweep.csv) docs/data/h100_sweep.csv)
 plot:
-	@common/ensure-deps.sh gnuplot
+	@tools/build/ensure-deps.sh gnuplot
 	@mkdir -p docs/images
-	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" common/plot.gp
+	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" tools/results/plot.gp
 	@echo "docs/images/progression.svg|png from $(PLOT_CSV); docs/images/sweep.svg|png from $(PLOT_SWEEP)"
 
-# Every measured table and figure of the READMEs, from the data kept in docs/data (common/tables.py
+# Every measured table and figure of the READMEs, from the data kept in docs/data (tools/results/tables.py
 # says how a README marks them), the lesson table of README.md included (it lists every lesson
 # folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
 # fails if the READMEs differ from docs/data.
 TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
               $(wildcard day*/ANSWERS.md)
 tables:
-	@common/ensure-deps.sh python3
-	python3 common/tables.py $(TABLE_PAGES)
+	@tools/build/ensure-deps.sh python3
+	python3 tools/results/tables.py $(TABLE_PAGES)
+
+# The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
+check-architecture:
+	@tools/build/ensure-deps.sh python3
+	@python3 tests/check-architecture.py
 
 # clang-format (.clang-format) over every C and CUDA source; CI runs format-check
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null)
@@ -225,35 +230,35 @@ format-check:
 # Lessons page, the Exercises page and one results page per GPU with kept data (DATA_TAGS).
 DATA_TAGS := $(sort $(patsubst docs/data/%_main_uniform.csv,%,$(wildcard docs/data/*_main_uniform.csv)))
 docs:
-	@common/ensure-deps.sh doxygen python3
-	@common/check-refs.sh README.md docs/*.md common/*.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
+	@tools/build/ensure-deps.sh doxygen python3
+	@tools/notes/check-refs.sh README.md docs/*.md tools/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html build/docs
-	common/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
-	@set -e; for tag in $(DATA_TAGS); do python3 common/tables.py --results-page $$tag build/docs/RESULTS_$$tag.md; done
-	common/lessons-page.sh build/docs/LESSONS.md "$(DATA_TAGS)" $(ALL_LESSONS)
+	tools/notes/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
+	@set -e; for tag in $(DATA_TAGS); do python3 tools/results/tables.py --results-page $$tag build/docs/RESULTS_$$tag.md; done
+	tools/notes/lessons-page.sh build/docs/LESSONS.md "$(DATA_TAGS)" $(ALL_LESSONS)
 	@# Doxygen cannot resolve the READMEs' links to each other under a path with a space: there,
 	@# it runs on a copy of its inputs in a folder without one, and the HTML is moved back
-	@set -e; inputs="README.md docs common tests $(ALL_LESSONS)"; dir=.; \
+	@set -e; inputs="README.md docs common tests tools $(ALL_LESSONS)"; dir=.; \
 	  case "$(CURDIR)" in *" "*) dir=$$(mktemp -d); cp -r $$inputs "$$dir/"; rm -rf "$$dir/docs/html"; \
 	    mkdir -p "$$dir/build"; cp -r build/docs "$$dir/build/";; esac; \
 	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md build/docs/*.md common tests $(ALL_LESSONS))"; \
 	  (cd "$$dir" && { cat docs/Doxyfile; \
-	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md common tests $(ALL_LESSONS)"; } | doxygen -); \
+	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md docs/ARCHITECTURE.md docs/LESSON_CONTRACT.md tools/README.md $$(ls tools/*/README.md | tr "\n" " ") common tests $(ALL_LESSONS)"; } | doxygen -); \
 	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
 	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
 	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
 	@# previous / next links and the links to the lesson's code on the lesson pages, a link back
 	@# to the lesson on its code pages; links to sources and data files made to work, then every
 	@# link and anchor checked
-	common/docs-nav.sh docs/html $(ALL_LESSONS)
-	common/docs-links.sh docs/html
+	tools/notes/docs-nav.sh docs/html $(ALL_LESSONS)
+	tools/notes/docs-links.sh docs/html
 	@echo "open docs/html/index.html (print a lesson page for its printable form)"
 
 # libFuzzer on the .npy reader for FUZZ_SECONDS (crashes are kept in tests/fuzz/regressions/,
 # which test_harness replays on every make test)
 FUZZ_SECONDS ?= 60
 fuzz:
-	@common/ensure-deps.sh fuzzer
+	@tools/build/ensure-deps.sh fuzzer
 	@mkdir -p build/fuzz-corpus
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon tests/fuzz_npy.c \
 	  common/npy.c common/outfile.c common/status.c -o build/fuzz_npy
@@ -262,7 +267,7 @@ fuzz:
 
 # compute-sanitizer's four tools over every GPU implementation (needs a GPU)
 sanitize: $(COURSE_BIN)
-	common/sanitize.sh ./$(COURSE_BIN)
+	tools/lab/sanitize.sh ./$(COURSE_BIN)
 
 # ptxas's report (registers, shared memory) for the kernels of DAY's lessons; every build already
 # fails on a register spill (-Xptxas -warn-spills with warnings as errors).
@@ -290,30 +295,30 @@ profile: $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)))
 	  $(NCU) --clock-control none --metrics $(PROFILE_METRICS) --csv \
 	    --log-file $(BUILD)/$$l/profile.csv ./$(BUILD)/$$l/$$l $(PROFILE_ARGS) \
 	    > $(BUILD)/$$l/profile-run.txt; \
-	  awk -f common/profile.awk $(BUILD)/$$l/profile.csv | tee $(BUILD)/$$l/profile.txt; done
+	  awk -f tools/results/profile.awk $(BUILD)/$$l/profile.csv | tee $(BUILD)/$$l/profile.txt; done
 
 print-profile-metrics:
 	@echo "$(PROFILE_METRICS)"
 
 # Every measurement the READMEs quote, on this machine's GPU, kept in docs/data as TAG_* files
-# (common/measure.sh; MEASURE_STEPS="runs ... shapes breakdown shapes-profile" picks
+# (tools/results/measure.sh; MEASURE_STEPS="runs ... shapes breakdown shapes-profile" picks
 # some); then `make tables` rewrites the READMEs' tables and figures from them.
 MEASURE_DIR ?= docs/data
 measure: all
-	common/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"
+	tools/results/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"
 
-# The student edition (common/student.sh): every SOLUTION region of the sources replaced by a
+# The student edition (tools/student/student.sh): every SOLUTION region of the sources replaced by a
 # TODO block, the answer keys and other instructor-only files left out.
 STUDENT_DIR ?= $(abspath $(CURDIR)/../$(notdir $(CURDIR))-student)
 student:
-	@test -f common/student.sh || { echo "make student: this is the student edition already" >&2; exit 2; }
-	@common/student.sh "$(STUDENT_DIR)"
+	@test -f tools/student/student.sh || { echo "make student: this is the student edition already" >&2; exit 2; }
+	@tools/student/student.sh "$(STUDENT_DIR)"
 
-# Every exercise measured on this machine (instructor edition: docs/answers/exercises.py writes
+# Every exercise measured on this machine (instructor edition: tools/answers/exercises.py writes
 # docs/answers/data/, which the lessons' ANSWERS.md quote). EXERCISES=day04 for some only.
 answers:
-	@test -f docs/answers/exercises.py || { echo "make answers: the instructor edition only" >&2; exit 2; }
-	python3 docs/answers/exercises.py $(EXERCISES)
+	@test -f tools/answers/exercises.py || { echo "make answers: the instructor edition only" >&2; exit 2; }
+	python3 tools/answers/exercises.py $(EXERCISES)
 
 help:
 	@echo "make all      build every lesson and the course runner (build/course, build/dayNN_name)"
@@ -331,6 +336,7 @@ help:
 	@echo "make profile  Nsight Compute table of one lesson's kernels (DAY=05)"
 	@echo "make ptxas    registers and shared memory of the kernels (DAY=06 for one lesson)"
 	@echo "make format   clang-format every C and CUDA source (format-check: CI's check)"
+	@echo "make check-architecture  the rules of docs/ARCHITECTURE.md (folders, includes, function size)"
 	@echo "make student  the student edition in STUDENT_DIR (default: next to this folder)"
 	@echo "make grade    make test for every lesson, then one table of points per lesson"
 	@echo "make answers  measure every exercise (instructor edition; docs/answers/data)"

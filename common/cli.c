@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "outfile.h"
-#include "runner.h"
 
 enum {
     OPT_PRESET = 256,
@@ -168,11 +168,21 @@ static hist_status check_impl_names(const char *list, const hist_impl *impls, si
     return HIST_OK;
 }
 
-hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
-                            hist_options *out) {
-    const char *value[OPT_END] = {NULL};
-    int seen[OPT_END] = {0};
+/** @brief What getopt found: each option's value, and whether it was given. */
+typedef struct given {
+    const char *value[OPT_END]; /**< the option's argument (NULL for none) */
+    int seen[OPT_END];          /**< 1 where the option was given */
+} given;
 
+/* The option's name as typed after "--". */
+static const char *name_of(int opt) {
+    return long_options[opt - OPT_PRESET].name;
+}
+
+/* Step 1: collect the options (getopt_long), refusing unknown ones, missing values and stray
+   arguments. */
+static hist_status scan(int argc, char **argv, given *g) {
+    memset(g, 0, sizeof *g);
     opterr = 0;
     optind = 0; /* full re-initialisation, so tests can parse many command lines */
     for (;;) {
@@ -187,129 +197,133 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
         if (c == ':')
             return hist_fail(HIST_ERR_USAGE, "option '%s' needs a value (see --help)",
                              argv[optind - 1]);
-        value[c] = optarg;
-        seen[c] = 1;
+        g->value[c] = optarg;
+        g->seen[c] = 1;
     }
     if (optind < argc)
         return hist_fail(HIST_ERR_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    return HIST_OK;
+}
 
-    hist_options o;
-    memset(&o, 0, sizeof o);
-    o.preset = value[OPT_PRESET] ? value[OPT_PRESET] : "main";
-    o.reps = 10;
-    o.warmup = 1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o.threads = cores > 0 ? (int)cores : 1;
-    o.require_gpu = seen[OPT_REQUIRE_GPU];
-    o.list = seen[OPT_LIST];
-    o.help = seen[OPT_HELP];
-    /* the command line as typed, for the results' provenance: commas and quotes would break the
-       CSV's columns, so they become ';' and '\'' */
+/* The command line as typed, for the results' provenance: commas and quotes would break the
+   CSV's columns, so they become ';' and '\''. */
+static void record_command(int argc, char **argv, char *command, size_t len) {
     size_t used = 0;
-    for (int i = 0; i < argc && used + 1 < sizeof o.command; ++i)
-        used += (size_t)snprintf(o.command + used, sizeof o.command - used, "%s%s", i ? " " : "",
-                                 argv[i]);
-    for (char *c = o.command; *c; ++c)
+    command[0] = '\0';
+    for (int i = 0; i < argc && used + 1 < len; ++i)
+        used += (size_t)snprintf(command + used, len - used, "%s%s", i ? " " : "", argv[i]);
+    for (char *c = command; *c; ++c)
         if (*c == ',' || *c == '"' || *c == '\n')
             *c = *c == '"' ? '\'' : ';';
-    if (hist_preset(o.preset, &o.data) != HIST_OK)
-        return HIST_ERR_USAGE;
+}
 
-    o.input = value[OPT_INPUT];
-    if (o.input) {
+/* Option @p opt, when given, as a whole number in [min, max] into *out. */
+static hist_status number_option(const given *g, int opt, uint64_t min, uint64_t max,
+                                 uint64_t *out) {
+    return g->seen[opt] ? parse_number(name_of(opt), g->value[opt], min, max, out) : HIST_OK;
+}
+
+/* Step 2: the dataset: the preset's problem and data, then the options that override them. */
+static hist_status parse_dataset(const given *g, hist_options *o) {
+    if (o->input) {
         static const int shape_options[] = {OPT_ROWS, OPT_CHANNELS, OPT_VALUES,
                                             OPT_DIST, OPT_SEED,     OPT_SAVE_INPUT};
         for (size_t i = 0; i < sizeof shape_options / sizeof shape_options[0]; ++i)
-            if (seen[shape_options[i]])
+            if (g->seen[shape_options[i]])
                 return hist_fail(HIST_ERR_USAGE,
                                  "--%s cannot be used with --input (the file gives the data)",
-                                 long_options[shape_options[i] - OPT_PRESET].name);
+                                 name_of(shape_options[i]));
     }
-
-    uint64_t n = 0;
-    hist_problem *p = &o.data.problem;
-    if (seen[OPT_ROWS]) {
-        if (parse_number("rows", value[OPT_ROWS], 0, HIST_MAX_ROWS, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        p->rows = n;
-    }
-    if (seen[OPT_CHANNELS]) {
-        if (parse_number("channels", value[OPT_CHANNELS], 1, HIST_MAX_CHANNELS, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        p->channels = (uint32_t)n;
-    }
-    if (seen[OPT_LO]) {
-        if (parse_number("lo", value[OPT_LO], 0, 255, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        p->binning.lo = (uint8_t)n;
-    }
-    if (seen[OPT_HI]) {
-        if (parse_number("hi", value[OPT_HI], 0, 255, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        p->binning.hi = (uint8_t)n;
-    }
-    if (seen[OPT_WIDTH]) {
-        if (parse_number("width", value[OPT_WIDTH], 1, 256, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        p->binning.width = (uint32_t)n;
-    }
-    if (seen[OPT_VALUES] && parse_values(value[OPT_VALUES], &o.data.vmin, &o.data.vmax) != HIST_OK)
+    hist_problem *p = &o->data.problem;
+    uint64_t rows = p->rows, channels = p->channels, lo = p->binning.lo, hi = p->binning.hi,
+             width = p->binning.width, seed = o->data.seed;
+    if (number_option(g, OPT_ROWS, 0, HIST_MAX_ROWS, &rows) != HIST_OK ||
+        number_option(g, OPT_CHANNELS, 1, HIST_MAX_CHANNELS, &channels) != HIST_OK ||
+        number_option(g, OPT_LO, 0, 255, &lo) != HIST_OK ||
+        number_option(g, OPT_HI, 0, 255, &hi) != HIST_OK ||
+        number_option(g, OPT_WIDTH, 1, 256, &width) != HIST_OK)
         return HIST_ERR_USAGE;
-    if (seen[OPT_DIST] && hist_dist_parse(value[OPT_DIST], &o.data.dist) != HIST_OK)
+    p->rows = rows;
+    p->channels = (uint32_t)channels;
+    p->binning.lo = (uint8_t)lo;
+    p->binning.hi = (uint8_t)hi;
+    p->binning.width = (uint32_t)width;
+    if (g->seen[OPT_VALUES] &&
+        parse_values(g->value[OPT_VALUES], &o->data.vmin, &o->data.vmax) != HIST_OK)
         return HIST_ERR_USAGE;
-    if (seen[OPT_SEED]) {
-        if (parse_number("seed", value[OPT_SEED], 0, UINT64_MAX, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        o.data.seed = n;
-    }
-    if (seen[OPT_REPS]) {
-        if (parse_number("reps", value[OPT_REPS], 1, 100000, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        o.reps = (int)n;
-    }
-    if (seen[OPT_WARMUP]) {
-        if (parse_number("warmup", value[OPT_WARMUP], 0, 1000, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        o.warmup = (int)n;
-    }
-    if (seen[OPT_THREADS]) {
-        if (parse_number("threads", value[OPT_THREADS], 1, 1024, &n) != HIST_OK)
-            return HIST_ERR_USAGE;
-        o.threads = (int)n;
-    }
+    if (g->seen[OPT_DIST] && hist_dist_parse(g->value[OPT_DIST], &o->data.dist) != HIST_OK)
+        return HIST_ERR_USAGE;
+    if (number_option(g, OPT_SEED, 0, UINT64_MAX, &seed) != HIST_OK)
+        return HIST_ERR_USAGE;
+    o->data.seed = seed;
     if (p->binning.lo > p->binning.hi)
         return hist_fail(HIST_ERR_USAGE, "--lo %u is above --hi %u (the binning range is empty)",
                          p->binning.lo, p->binning.hi);
-    if (hist_problem_validate(p) != HIST_OK)
+    return hist_problem_validate(p) != HIST_OK ? HIST_ERR_USAGE : HIST_OK;
+}
+
+/* Step 3: how to run: repetitions, warm-up, threads (defaults: 10, 1, every core). */
+static hist_status parse_running(const given *g, hist_options *o) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t reps = 10, warmup = 1, threads = cores > 0 ? (uint64_t)cores : 1;
+    if (number_option(g, OPT_REPS, 1, 100000, &reps) != HIST_OK ||
+        number_option(g, OPT_WARMUP, 0, 1000, &warmup) != HIST_OK ||
+        number_option(g, OPT_THREADS, 1, 1024, &threads) != HIST_OK)
         return HIST_ERR_USAGE;
-    o.impl = value[OPT_IMPL];
-    if (o.impl && check_impl_names(o.impl, impls, count) != HIST_OK)
-        return HIST_ERR_USAGE;
-    o.output = value[OPT_OUTPUT];
-    o.save_input = value[OPT_SAVE_INPUT];
-    o.csv = value[OPT_CSV];
-    o.results = value[OPT_RESULTS];
+    o->reps = (int)reps;
+    o->warmup = (int)warmup;
+    o->threads = (int)threads;
+    return HIST_OK;
+}
+
+/* Step 4: the files: named, writable where written (a regular file or new), and none named
+   twice (an output over the input, or two outputs over each other, would destroy one). */
+static hist_status parse_files(const given *g, hist_options *o) {
     static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV, OPT_RESULTS};
     const size_t n_files = sizeof file_options / sizeof file_options[0];
     for (size_t i = 0; i < n_files; ++i)
-        if (seen[file_options[i]] && value[file_options[i]][0] == '\0')
+        if (g->seen[file_options[i]] && g->value[file_options[i]][0] == '\0')
             return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",
-                             long_options[file_options[i] - OPT_PRESET].name);
-    /* what is written must be a regular file or new, and no file may be named twice (writing
-       an output over the input, or two outputs over each other, would destroy one of them) */
+                             name_of(file_options[i]));
+    /* --output, --save-input and --csv are written (--results is a folder, checked later) */
     for (size_t i = 1; i < n_files - 1; ++i)
-        if (seen[file_options[i]] &&
-            hist_outfile_check(long_options[file_options[i] - OPT_PRESET].name,
-                               value[file_options[i]]) != HIST_OK)
+        if (g->seen[file_options[i]] &&
+            hist_outfile_check(name_of(file_options[i]), g->value[file_options[i]]) != HIST_OK)
             return HIST_ERR_USAGE;
     for (size_t i = 0; i < n_files - 1; ++i)
         for (size_t j = i + 1; j < n_files - 1; ++j)
-            if (seen[file_options[i]] && seen[file_options[j]] &&
-                hist_same_file(value[file_options[i]], value[file_options[j]]))
+            if (g->seen[file_options[i]] && g->seen[file_options[j]] &&
+                hist_same_file(g->value[file_options[i]], g->value[file_options[j]]))
                 return hist_fail(HIST_ERR_USAGE, "--%s and --%s name the same file '%s'",
-                                 long_options[file_options[i] - OPT_PRESET].name,
-                                 long_options[file_options[j] - OPT_PRESET].name,
-                                 value[file_options[j]]);
+                                 name_of(file_options[i]), name_of(file_options[j]),
+                                 g->value[file_options[j]]);
+    o->output = g->value[OPT_OUTPUT];
+    o->save_input = g->value[OPT_SAVE_INPUT];
+    o->csv = g->value[OPT_CSV];
+    o->results = g->value[OPT_RESULTS];
+    return HIST_OK;
+}
+
+hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
+                            hist_options *out) {
+    given g;
+    hist_status s = scan(argc, argv, &g);
+    if (s != HIST_OK)
+        return s;
+    hist_options o;
+    memset(&o, 0, sizeof o);
+    o.preset = g.value[OPT_PRESET] ? g.value[OPT_PRESET] : "main";
+    o.input = g.value[OPT_INPUT];
+    o.impl = g.value[OPT_IMPL];
+    o.require_gpu = g.seen[OPT_REQUIRE_GPU];
+    o.list = g.seen[OPT_LIST];
+    o.help = g.seen[OPT_HELP];
+    record_command(argc, argv, o.command, sizeof o.command);
+    if (hist_preset(o.preset, &o.data) != HIST_OK || parse_dataset(&g, &o) != HIST_OK ||
+        parse_running(&g, &o) != HIST_OK ||
+        (o.impl && check_impl_names(o.impl, impls, count) != HIST_OK) ||
+        parse_files(&g, &o) != HIST_OK)
+        return HIST_ERR_USAGE;
     *out = o;
     return HIST_OK;
 }

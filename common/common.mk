@@ -88,5 +88,5 @@ $(LIBHIST): $(COMMON_OBJS)
 .PHONY: cmocka
 cmocka:
 ifndef CMOCKA_ROOT
-	@common/ensure-deps.sh cmocka
+	@tools/build/ensure-deps.sh cmocka
 endif

@@ -159,7 +159,7 @@ typedef struct hist_args {
 /**
  * @brief Declare lesson @p id's registry (e.g. `HIST_DECLARE_REGISTRY(day04);`): the array
  *        `id_impls` and its length `id_impl_count`, with C linkage. A lesson's kernel file writes
- *        this line, then defines both (common/LESSONS.md).
+ *        this line, then defines both (docs/LESSON_CONTRACT.md).
  */
 #define HIST_DECLARE_REGISTRY(id)                                                                  \
     HIST_EXTERN_C const hist_impl HIST_PASTE(id, _impls)[];                                        \

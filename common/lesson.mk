@@ -1,4 +1,4 @@
-# lesson.mk: what a lesson's Makefile includes (common/LESSONS.md is the whole contract).
+# lesson.mk: what a lesson's Makefile includes (docs/LESSON_CONTRACT.md is the whole contract).
 #
 # A lesson's Makefile sets, then includes this file with
 #     include $(dir $(lastword $(MAKEFILE_LIST)))../common/lesson.mk
@@ -14,7 +14,7 @@
 # `make -C day04_shared test` is `make test DAY=04`, one make for the whole course.
 ifdef COURSE
 ifeq ($(strip $(LESSON_SRCS)),)
-$(error $(L)/Makefile: set LESSON_SRCS to the lesson's kernel file(s) before including common/lesson.mk (see common/LESSONS.md))
+$(error $(L)/Makefile: set LESSON_SRCS to the lesson's kernel file(s) before including common/lesson.mk (see docs/LESSON_CONTRACT.md))
 endif
 $(eval $(call lesson_rules,$(L),$(LESSON_SRCS),$(LESSON_PROGRAMS),$(LESSON_TARGETS),$(LESSON_USES)))
 LESSON_SRCS :=

@@ -203,11 +203,11 @@ static hist_status prefix_error(hist_status s, const char *path) {
     return hist_fail(s, "'%s': %s", path, reason);
 }
 
-hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
-                             uint64_t *channels) {
-    *samples = NULL;
+/* Open @p path for reading, refusing anything but a regular file (a FIFO would block the
+   open); its size in *bytes. */
+static hist_status open_regular(const char *path, FILE **out, uint64_t *bytes) {
     struct stat before;
-    if (stat(path, &before) == 0 && !S_ISREG(before.st_mode)) /* a FIFO would block the open */
+    if (stat(path, &before) == 0 && !S_ISREG(before.st_mode))
         return hist_fail(HIST_ERR_IO, "'%s' is not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -217,9 +217,14 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
         fclose(f);
         return hist_fail(HIST_ERR_IO, "'%s' is not a regular file", path);
     }
-    const uint64_t file_bytes = (uint64_t)st.st_size;
+    *out = f;
+    *bytes = (uint64_t)st.st_size;
+    return HIST_OK;
+}
 
-    /* the fixed prefix says how long the header is; then read prefix + header in one buffer */
+/* Read and parse the header of the open file @p f: the fixed prefix says how long the header
+   is, then prefix and header are read into one buffer and parsed. */
+static hist_status read_header(FILE *f, const char *path, uint64_t file_bytes, hist_npy_header *h) {
     uint8_t prefix[12] = {0};
     size_t got = fread(prefix, 1, sizeof prefix, f);
     size_t header_total = 0;
@@ -231,78 +236,91 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
                                  (size_t)prefix[10] << 16 | (size_t)prefix[11] << 24);
     }
     if (header_total == 0 || header_total > NPY_MAX_HEADER + 12 || header_total > file_bytes) {
-        hist_npy_header h;
-        hist_status s = hist_npy_parse_header(prefix, got, &h); /* names the precise problem */
-        fclose(f);
+        hist_status s = hist_npy_parse_header(prefix, got, h); /* names the precise problem */
         return s != HIST_OK ? prefix_error(s, path)
                             : hist_fail(HIST_ERR_FORMAT, "'%s': truncated .npy header", path);
     }
     uint8_t *header = malloc(header_total);
-    if (!header) {
-        fclose(f);
+    if (!header)
         return hist_fail(HIST_ERR_NOMEM, "out of memory reading '%s'", path);
-    }
-    hist_npy_header h;
     hist_status s = HIST_OK;
-    if (fseek(f, 0, SEEK_SET) != 0 || (s = read_exact(f, header, header_total, path)) != HIST_OK) {
-        free(header);
-        fclose(f);
-        return s != HIST_OK ? s : hist_fail(HIST_ERR_IO, "cannot read '%s'", path);
-    }
-    s = hist_npy_parse_header(header, header_total, &h);
+    if (fseek(f, 0, SEEK_SET) != 0)
+        s = hist_fail(HIST_ERR_IO, "cannot read '%s'", path);
+    if (s == HIST_OK)
+        s = read_exact(f, header, header_total, path);
+    if (s == HIST_OK && (s = hist_npy_parse_header(header, header_total, h)) != HIST_OK)
+        s = prefix_error(s, path);
     free(header);
-    if (s != HIST_OK) {
-        fclose(f);
-        return prefix_error(s, path);
-    }
+    return s;
+}
 
-    if (!is_uint8_descr(h.descr))
-        s = hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)", path, h.descr);
-    else if (h.fortran_order)
-        s = hist_fail(HIST_ERR_FORMAT,
-                      "'%s' is in Fortran order; save it C-ordered "
-                      "(numpy.ascontiguousarray)",
-                      path);
-    else if (h.ndim != 2)
-        s = hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]", path,
-                      h.ndim);
-    else if (h.shape[1] < 1 || h.shape[1] > HIST_MAX_CHANNELS || h.shape[0] > HIST_MAX_ROWS)
-        s = hist_fail(HIST_ERR_FORMAT,
-                      "'%s' has shape (%llu, %llu); accepted: 1..%u channels and at most %llu rows "
-                      "(uint32 counts)",
-                      path, (unsigned long long)h.shape[0], (unsigned long long)h.shape[1],
-                      HIST_MAX_CHANNELS, (unsigned long long)HIST_MAX_ROWS);
-    else if (h.shape[0] * h.shape[1] != file_bytes - h.data_offset)
-        s = hist_fail(HIST_ERR_FORMAT,
-                      "'%s': shape (%llu, %llu) needs %llu bytes of data, the file holds %llu",
-                      path, (unsigned long long)h.shape[0], (unsigned long long)h.shape[1],
-                      (unsigned long long)(h.shape[0] * h.shape[1]),
-                      (unsigned long long)(file_bytes - h.data_offset));
-    if (s != HIST_OK) {
-        fclose(f);
+/* The header describes what the course reads: uint8, C order, 2-D within the limits, and
+   exactly as many data bytes as the file holds. */
+static hist_status check_samples_header(const hist_npy_header *h, const char *path,
+                                        uint64_t file_bytes) {
+    if (!is_uint8_descr(h->descr))
+        return hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)", path, h->descr);
+    if (h->fortran_order)
+        return hist_fail(HIST_ERR_FORMAT,
+                         "'%s' is in Fortran order; save it C-ordered "
+                         "(numpy.ascontiguousarray)",
+                         path);
+    if (h->ndim != 2)
+        return hist_fail(HIST_ERR_FORMAT, "'%s' has %d dimensions; expected 2 [rows, channels]",
+                         path, h->ndim);
+    const unsigned long long rows = h->shape[0], channels = h->shape[1];
+    if (channels < 1 || channels > HIST_MAX_CHANNELS || rows > HIST_MAX_ROWS)
+        return hist_fail(HIST_ERR_FORMAT,
+                         "'%s' has shape (%llu, %llu); accepted: 1..%u channels and at most %llu "
+                         "rows (uint32 counts)",
+                         path, rows, channels, HIST_MAX_CHANNELS,
+                         (unsigned long long)HIST_MAX_ROWS);
+    if (rows * channels != file_bytes - h->data_offset)
+        return hist_fail(HIST_ERR_FORMAT,
+                         "'%s': shape (%llu, %llu) needs %llu bytes of data, the file holds %llu",
+                         path, rows, channels, rows * channels,
+                         (unsigned long long)(file_bytes - h->data_offset));
+    return HIST_OK;
+}
+
+/* The @p bytes of data that follow the header, in a new buffer (NULL for none). */
+static hist_status read_data(FILE *f, const char *path, uint64_t bytes, uint8_t **out) {
+    *out = NULL;
+    if (bytes == 0)
+        return HIST_OK;
+    hist_status s = hist_host_memory_check(bytes, "the file's samples");
+    if (s != HIST_OK)
+        return s;
+    uint8_t *data = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
+    if (!data)
+        return hist_fail(HIST_ERR_NOMEM, "out of memory: '%s' needs %llu bytes", path,
+                         (unsigned long long)bytes);
+    if ((s = read_exact(f, data, (size_t)bytes, path)) != HIST_OK) {
+        free(data);
         return s;
     }
+    *out = data;
+    return HIST_OK;
+}
 
-    const uint64_t bytes = h.shape[0] * h.shape[1];
+hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
+                             uint64_t *channels) {
+    *samples = NULL;
+    FILE *f = NULL;
+    uint64_t file_bytes = 0;
+    hist_status s = open_regular(path, &f, &file_bytes);
+    if (s != HIST_OK)
+        return s;
+    hist_npy_header h;
+    s = read_header(f, path, file_bytes, &h);
+    if (s == HIST_OK)
+        s = check_samples_header(&h, path, file_bytes);
     uint8_t *data = NULL;
-    if (bytes > 0 && (s = hist_host_memory_check(bytes, "the file's samples")) != HIST_OK) {
-        fclose(f);
-        return s;
-    }
-    if (bytes > 0) {
-        data = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
-        if (!data) {
-            fclose(f);
-            return hist_fail(HIST_ERR_NOMEM, "out of memory: '%s' needs %llu bytes", path,
-                             (unsigned long long)bytes);
-        }
-        if ((s = read_exact(f, data, (size_t)bytes, path)) != HIST_OK) {
-            free(data);
-            fclose(f);
-            return s;
-        }
-    }
+    if (s == HIST_OK)
+        s = read_data(f, path, h.shape[0] * h.shape[1], &data);
     fclose(f);
+    if (s != HIST_OK)
+        return s;
     *samples = data;
     *rows = h.shape[0];
     *channels = h.shape[1];

@@ -161,7 +161,7 @@ static hist_status run_private(const hist_args *a) {
 }
 
 /** @brief Day 01's registry. */
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day01);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */

@@ -175,7 +175,7 @@ hist_status day02_cub_run(const hist_args *a);
  */
 size_t day02_cub_workspace(const hist_problem *p, const hist_device *dev);
 
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day02);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gpu.h"
+#include "impl.h"
+#include "options.h"
 #include "reference.h"
-#include "runner.h"
 
 HIST_DECLARE_REGISTRY(day02);
 /** @brief gpu_naive without its atomic (naive.cu; not in the registry: it is wrong on purpose). */

@@ -121,7 +121,7 @@ static hist_status run_private_reduce(const hist_args *a) {
     return count_privately(a, false);
 }
 
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day03);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */

@@ -297,7 +297,7 @@ static hist_status run_shared_aggregate(const hist_args *a) {
     return launch(shared_aggregate_kernel, "shared_aggregate_kernel", a);
 }
 
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day04);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */

@@ -264,7 +264,7 @@ static hist_status run_optimized(const hist_args *a) {
     return hist_sum_partials(d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements, a->hist);
 }
 
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day05);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */

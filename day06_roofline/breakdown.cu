@@ -22,7 +22,7 @@
 
 /** @brief Runs behind each median. */
 #define BREAKDOWN_REPS 51
-/** @brief The phases each block stamps (roofline.cu's stamp_at). */
+/** @brief The phases each block stamps (final.cu's stamp_at). */
 #define BREAKDOWN_STAMPS 4
 
 extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
@@ -105,6 +105,109 @@ static double median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/** @brief Time one configuration of launch_final() and print its line.
+ * @param dev the GPU @param b what to launch @param label the line's label
+ * @param st its statistics @return HIST_OK or the error */
+static hist_status timed(const hist_device *dev, breakdown_ctx *b, const char *label,
+                         hist_stats *st) {
+    hist_status s = hist_gpu_time_work(dev, launch_final, b, 2, BREAKDOWN_REPS, st);
+    if (s == HIST_OK)
+        line(label, st);
+    return s;
+}
+
+/** @brief The floors, the timer's cost, then the memset, the kernel and both, each alone.
+ * @param dev the GPU @param g the session (the floors) @param b the final kernel's launch
+ * @return HIST_OK or the error */
+static hist_status time_phases(const hist_device *dev, hist_gpu *g, breakdown_ctx *b) {
+    hist_stats st;
+    hist_status s = hist_gpu_time_floor(g, 2, BREAKDOWN_REPS, &st);
+    if (s != HIST_OK)
+        return s;
+    line("floor: read once, L2 flushed (dirty lines written back)", &st);
+    if ((s = hist_gpu_time_floor_clean(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+        return s;
+    line("floor: read once, clean L2", &st);
+    if ((s = hist_gpu_time_work(dev, launch_empty, NULL, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+        return s;
+    line("empty kernel (the timer's own cost)", &st);
+    b->zero = 0, b->memset = 1, b->kernel = 0;
+    if ((s = timed(dev, b, "memset of the output alone", &st)) != HIST_OK)
+        return s;
+    b->memset = 0, b->kernel = 1;
+    if ((s = timed(dev, b, "final kernel alone (output not zeroed)", &st)) != HIST_OK)
+        return s;
+    b->memset = 1;
+    if ((s = timed(dev, b, "step 7: memset + kernel", &st)) != HIST_OK)
+        return s;
+    b->memset = 0, b->zero = 1;
+    return timed(dev, b, "gpu_roofline (step 8): the kernel zeroes the output", &st);
+}
+
+/** @brief Print the phases of one run from its blocks' stamps: when the last block starts, the
+ *  zeroing, when counting is done (first, median, last block), the flush, the span.
+ * @param h_stamps `[n][BREAKDOWN_STAMPS]` nanosecond stamps @param n blocks
+ * @param run_us the run's time between events @return HIST_OK, or out of memory */
+static hist_status print_stamps(const uint64_t *h_stamps, size_t n, double run_us) {
+    double *zero = (double *)malloc(n * sizeof(double));
+    double *counted = (double *)malloc(n * sizeof(double));
+    double *flush = (double *)malloc(n * sizeof(double));
+    if (!zero || !counted || !flush) {
+        free(zero), free(counted), free(flush);
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    }
+    uint64_t t0 = UINT64_MAX, last_start = 0, last_end = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
+        t0 = t[0] < t0 ? t[0] : t0;
+        last_start = t[0] > last_start ? t[0] : last_start;
+        last_end = t[3] > last_end ? t[3] : last_end;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
+        zero[i] = (t[1] - t[0]) * 1e-3;
+        counted[i] = (t[2] - t0) * 1e-3;
+        flush[i] = (t[3] - t[2]) * 1e-3;
+    }
+    /* median() sorts: afterwards [0] is the smallest and [n - 1] the largest */
+    const double zero_med = median(zero, n), flush_med = median(flush, n);
+    const double counted_med = median(counted, n);
+    printf(" inside one run of the kernel (%%globaltimer stamps of its %zu blocks, us after "
+           "the first block starts; this run %.1f us between events):\n",
+           n, run_us);
+    printf("  %-52s %8.1f\n", "last block starts", (last_start - t0) * 1e-3);
+    printf("  %-52s %8.1f\n", "zeroing the shared histogram (median block)", zero_med);
+    printf("  %-52s %8.1f\n", "counting done: first block", counted[0]);
+    printf("  %-52s %8.1f\n", "counting done: median block", counted_med);
+    printf("  %-52s %8.1f\n", "counting done: last block", counted[n - 1]);
+    printf("  %-52s %8.1f\n", "flush (median block)", flush_med);
+    printf("  %-52s %8.1f\n", "flush (longest)", flush[n - 1]);
+    printf("  %-52s %8.1f\n", "last flush done (the kernel's span)", (last_end - t0) * 1e-3);
+    free(zero), free(counted), free(flush);
+    return HIST_OK;
+}
+
+/** @brief One stamped run of step 8 (after a warm-up, the L2 flushed before it like every run),
+ *  its stamps read back and printed. @param dev the GPU @param b the launch, its d_stamps set
+ *  @return HIST_OK or the error */
+static hist_status stamped_run(const hist_device *dev, breakdown_ctx *b) {
+    hist_stats st;
+    hist_status s = hist_gpu_time_work(dev, launch_final, b, 1, 1, &st);
+    if (s != HIST_OK)
+        return s;
+    const size_t n = b->blocks;
+    uint64_t *h_stamps = (uint64_t *)malloc(n * BREAKDOWN_STAMPS * sizeof(uint64_t));
+    if (!h_stamps)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    s = HIST_OK;
+    BREAKDOWN_TRY(cudaMemcpy(h_stamps, b->d_stamps, n * BREAKDOWN_STAMPS * sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost));
+    s = print_stamps(h_stamps, n, st.median_us);
+done:
+    free(h_stamps);
+    return s;
+}
+
 /** @brief Time everything on the main preset's bytes as @p rows x @p channels of @p dist and
  *  print it.
  * @param dev the GPU
@@ -134,10 +237,9 @@ static hist_status breakdown(const hist_device *dev, uint64_t rows, uint32_t cha
         return s;
     }
     hist_gpu *g = NULL;
+    breakdown_ctx b = {{p, NULL, NULL, NULL, dev, 1}, 0, 0, 0, NULL, 0};
     uint8_t *d_samples = NULL;
     uint32_t *d_hist = NULL;
-    uint64_t *d_stamps = NULL;
-    uint64_t *h_stamps = NULL;
     void *d_ws = NULL;
     char name[64];
     hist_dist_format(dist, name, sizeof name);
@@ -148,96 +250,28 @@ static hist_status breakdown(const hist_device *dev, uint64_t rows, uint32_t cha
     BREAKDOWN_TRY(cudaMalloc(&d_hist, hist_counters(p) * sizeof(uint32_t)));
     BREAKDOWN_TRY(cudaMalloc(&d_ws, day06_final_workspace(p, dev)));
     BREAKDOWN_TRY(
-        cudaMalloc(&d_stamps, ((size_t)dev->sm_count + p->channels / 32 + 2) * BREAKDOWN_STAMPS *
-                                  sizeof(uint64_t))); /* at most max(SMs, groups) blocks */
+        cudaMalloc(&b.d_stamps, ((size_t)dev->sm_count + p->channels / 32 + 2) * BREAKDOWN_STAMPS *
+                                    sizeof(uint64_t))); /* max(SMs, groups) */
+    b.args.samples = d_samples;
+    b.args.hist = d_hist;
+    b.args.workspace = d_ws;
+    printf("breakdown on %s (%d SMs): %s (%llu x %u, %s), medians of %d runs, L2 "
+           "flushed before each\n",
+           dev->name, dev->sm_count, rows > 0 ? "main preset's bytes" : "main preset",
+           (unsigned long long)p->rows, p->channels, name, BREAKDOWN_REPS);
     {
-        printf("breakdown on %s (%d SMs): %s (%llu x %u, %s), medians of %d runs, L2 "
-               "flushed before each\n",
-               dev->name, dev->sm_count, rows > 0 ? "main preset's bytes" : "main preset",
-               (unsigned long long)p->rows, p->channels, name, BREAKDOWN_REPS);
-        hist_stats st;
-        if ((s = hist_gpu_time_floor(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("floor: read once, L2 flushed (dirty lines written back)", &st);
-        if ((s = hist_gpu_time_floor_clean(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("floor: read once, clean L2", &st);
-        if ((s = hist_gpu_time_work(dev, launch_empty, NULL, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("empty kernel (the timer's own cost)", &st);
-        breakdown_ctx b = {{p, d_samples, d_hist, d_ws, dev, 1}, 0, 1, 0, NULL, 0};
-        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("memset of the output alone", &st);
-        b.memset = 0;
-        b.kernel = 1;
-        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("final kernel alone (output not zeroed)", &st);
-        b.memset = 1;
-        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("step 7: memset + kernel", &st);
-        b.memset = 0;
-        b.zero = 1;
-        if ((s = hist_gpu_time_work(dev, launch_final, &b, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
-            goto done;
-        line("gpu_roofline (step 8): the kernel zeroes the output", &st);
-
-        /* one stamped run, after a warm-up, the L2 flushed before it like every run */
+        uint64_t *d_stamps = b.d_stamps;
+        b.d_stamps = NULL; /* the timed runs stamp nothing */
+        s = time_phases(dev, g, &b);
         b.d_stamps = d_stamps;
-        if ((s = hist_gpu_time_work(dev, launch_final, &b, 1, 1, &st)) != HIST_OK)
-            goto done;
-        const size_t n = b.blocks;
-        h_stamps = (uint64_t *)malloc(n * BREAKDOWN_STAMPS * sizeof(uint64_t));
-        double *zero = (double *)malloc(n * sizeof(double));
-        double *counted = (double *)malloc(n * sizeof(double));
-        double *flush = (double *)malloc(n * sizeof(double));
-        if (!h_stamps || !zero || !counted || !flush) {
-            free(zero), free(counted), free(flush);
-            s = hist_fail(HIST_ERR_NOMEM, "out of host memory");
-            goto done;
-        }
-        BREAKDOWN_TRY(cudaMemcpy(h_stamps, d_stamps, n * BREAKDOWN_STAMPS * sizeof(uint64_t),
-                                 cudaMemcpyDeviceToHost));
-        uint64_t t0 = UINT64_MAX, last_start = 0, last_end = 0;
-        for (size_t i = 0; i < n; ++i) {
-            const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
-            t0 = t[0] < t0 ? t[0] : t0;
-            last_start = t[0] > last_start ? t[0] : last_start;
-            last_end = t[3] > last_end ? t[3] : last_end;
-        }
-        for (size_t i = 0; i < n; ++i) {
-            const uint64_t *t = h_stamps + i * BREAKDOWN_STAMPS;
-            zero[i] = (t[1] - t[0]) * 1e-3;
-            counted[i] = (t[2] - t0) * 1e-3;
-            flush[i] = (t[3] - t[2]) * 1e-3;
-        }
-        /* median() sorts: afterwards [0] is the smallest and [n - 1] the largest */
-        const double zero_med = median(zero, n), flush_med = median(flush, n);
-        const double counted_med = median(counted, n);
-        const double flush_max = flush[n - 1], counted_first = counted[0];
-        const double counted_last = counted[n - 1];
-        printf(" inside one run of the kernel (%%globaltimer stamps of its %zu blocks, us after "
-               "the first block starts; this run %.1f us between events):\n",
-               n, st.median_us);
-        printf("  %-52s %8.1f\n", "last block starts", (last_start - t0) * 1e-3);
-        printf("  %-52s %8.1f\n", "zeroing the shared histogram (median block)", zero_med);
-        printf("  %-52s %8.1f\n", "counting done: first block", counted_first);
-        printf("  %-52s %8.1f\n", "counting done: median block", counted_med);
-        printf("  %-52s %8.1f\n", "counting done: last block", counted_last);
-        printf("  %-52s %8.1f\n", "flush (median block)", flush_med);
-        printf("  %-52s %8.1f\n", "flush (longest)", flush_max);
-        printf("  %-52s %8.1f\n", "last flush done (the kernel's span)", (last_end - t0) * 1e-3);
-        free(zero), free(counted), free(flush);
-        s = HIST_OK;
     }
+    if (s == HIST_OK)
+        s = stamped_run(dev, &b);
 done:
     cudaFree(d_samples);
     cudaFree(d_hist);
-    cudaFree(d_stamps);
+    cudaFree(b.d_stamps);
     cudaFree(d_ws);
-    free(h_stamps);
     hist_gpu_destroy(g);
     free(h);
     return s;

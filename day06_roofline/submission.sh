@@ -7,7 +7,8 @@
 # (uint8 [length, channels] in on the GPU, int32 [channels, num_bins] out, allocated and zeroed
 # inside; values >= num_bins are not counted). The file is the course's own sources, pasted whole
 # in include order (common/hist.h, common/status.c, common/cuda_check.h, common/device.cuh,
-# day06_roofline/roofline.cu) with their #include "..." lines dropped, then a short PyTorch entry
+# day06_roofline's roofline.cuh, plan.cuh, plan.cu and final.cu) with their #include "..." lines
+# dropped, then a short PyTorch entry
 # point. Nothing is retyped: a change to the kernel is in the next `make submission`.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: day06_roofline/submission.sh OUT.cu" >&2; exit 2; }
@@ -31,7 +32,8 @@ trap 'rm -f "$tmp"' EXIT
 #include <stdio.h>
 HEAD
     for f in common/hist.h common/status.c common/cuda_check.h common/device.cuh \
-        day06_roofline/roofline.cu; do
+        day06_roofline/roofline.cuh day06_roofline/plan.cuh day06_roofline/plan.cu \
+        day06_roofline/final.cu; do
         printf '\n// ---- %s ----\n' "$f"
         # local includes are the files pasted above; C11's _Thread_local is C++'s thread_local
         sed -e '/^#include "/d' -e 's/\b_Thread_local\b/thread_local/' "$root/$f"

@@ -4,7 +4,7 @@
  *        copy, count data larger than the GPU, and count on several GPUs with NCCL.
  *
  * Every implementation here is a host-input one (`HIST_HOST_INPUT` or, with the input pinned,
- * `HIST_PINNED_INPUT`; common/LESSONS.md): it gets
+ * `HIST_PINNED_INPUT`; docs/LESSON_CONTRACT.md): it gets
  * the `[rows, channels]` input and the `[channels, bins]` output in host memory, moves the data
  * itself, and is timed end to end against the pinned-copy floor (the same bytes copied once from
  * pinned memory, nothing else). The counting is day 06's final kernel, called through
@@ -531,7 +531,7 @@ static const char *gpus_unsupported(const hist_problem *p, const hist_device *de
 #endif
 }
 
-/* The registry (common/LESSONS.md): C linkage, so the runner and the tests find it. */
+/* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day07);
 
 /** @brief The lesson's registry: one entry per step, in the lesson's order. */

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "impl.h"
 #include "reference.h"
-#include "runner.h"
 #include "test_util.h"
 
 HIST_DECLARE_REGISTRY(day07);

@@ -9,9 +9,11 @@
 #   space     build, test (DAY=01) and run from a path with a space
 #   lesson    a throwaway lesson folder plugs in with nothing outside it changed; one that breaks
 #             the contract fails with one line naming the folder
+#   architecture  `make check-architecture` passes, and fails on each planted breach of
+#             docs/ARCHITECTURE.md: an upward include, a long function, an unnamed folder
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-checks=${*:-parallel day arch space lesson}
+checks=${*:-architecture parallel day arch space lesson}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "build-checks: FAILED: $*" >&2; exit 1; }
@@ -28,6 +30,23 @@ lessons=$(cd "$src" && ls -d day[0-9][0-9]_*/ | wc -l)
 for check in $checks; do
     echo "== build check: $check"
     case $check in
+    architecture)
+        fresh "$work/c"
+        make -C "$work/c" -s check-architecture > "$work/c.log" 2>&1 || { cat "$work/c.log"; fail "check-architecture"; }
+        planted() { # $1: what was planted; the check must fail naming $2
+            if make -C "$work/c" -s check-architecture > "$work/c.log" 2>&1; then fail "check-architecture missed $1"; fi
+            grep -q -- "$2" "$work/c.log" || { cat "$work/c.log"; fail "check-architecture on $1: no line naming $2"; }
+        }
+        cp "$work/c/common/data.c" "$work/c.keep"
+        printf '#include "runner.h"\n' >> "$work/c/common/data.c"
+        planted "an upward include" "common/data.c"
+        { printf 'int too_long(void) {\n    int x = 0;\n'; for i in $(seq 81); do printf '    x += %d;\n' "$i"; done
+          printf '    return x;\n}\n'; } >> "$work/c/common/data.c"
+        sed -i '/#include "runner.h"/d' "$work/c/common/data.c"
+        planted "a long function" "too_long"
+        cp "$work/c.keep" "$work/c/common/data.c"
+        mkdir "$work/c/extras" && touch "$work/c/extras/file.txt"
+        planted "an unnamed folder" "extras/" ;;
     parallel)
         fresh "$work/p"
         for i in 1 2 3; do

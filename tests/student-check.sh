@@ -19,7 +19,7 @@ dir="$work/student edition"
 make -s student STUDENT_DIR="$dir"
 fail() { echo "student-check: $*" >&2; exit 1; }
 
-for f in day*/ANSWERS.md tests/wrong/wrong.h tests/test_wrong.c common/student.sh; do
+for f in day*/ANSWERS.md tests/wrong/wrong.h tests/test_wrong.c tools/student/student.sh; do
     [ ! -e "$dir/$f" ] || fail "instructor-only file $f is in the student edition"
 done
 grep -rl '// SOLUTION ' "$dir" --include='*.c' --include='*.cu' --include='*.cuh' --include='*.h' &&

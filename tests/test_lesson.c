@@ -16,7 +16,7 @@
  *    `make grade` turns them into points.
  *
  * GPU implementations skip without a GPU (fail with REQUIRE_GPU=1). With HIST_GRADES set (make
- * test sets it), the verdicts go to `$HIST_GRADES/LESSON.tsv` for common/grade.sh.
+ * test sets it), the verdicts go to `$HIST_GRADES/LESSON.tsv` for tools/student/grade.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -258,7 +258,7 @@ static void test_performance(void **state) {
     free(out);
 }
 
-/* The verdicts, for common/grade.sh (make grade). */
+/* The verdicts, for tools/student/grade.sh (make grade). */
 static int write_grades(void **state) {
     (void)state;
     const char *dir = getenv("HIST_GRADES");

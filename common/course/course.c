@@ -4,7 +4,7 @@
  *        of them are timed against the same data and the same read-only floor.
  *
  * The lessons come from `build/CONFIG/registry.c`, which the top-level Makefile writes from the
- * lesson folders it finds, so a new lesson joins the course by existing (common/LESSONS.md).
+ * lesson folders it finds, so a new lesson joins the course by existing (docs/LESSON_CONTRACT.md).
  */
 #include "runner.h"
 

@@ -2,7 +2,7 @@
  * @file lesson_main.c
  * @brief Every lesson's program: built once per lesson folder with `HIST_LESSON` (e.g. `day04`)
  *        and `HIST_LESSON_FOLDER` (e.g. `"day04_shared"`), it hands the lesson's registry to the
- *        common runner. A lesson has no `main.c` of its own (common/LESSONS.md).
+ *        common runner. A lesson has no `main.c` of its own (docs/LESSON_CONTRACT.md).
  */
 #include "runner.h"
 

@@ -29,7 +29,9 @@ D02 = "day02_naive/naive.cu"
 D03 = "day03_privatized/privatized.cu"
 D04 = "day04_shared/shared.cu"
 D05 = "day05_optimized_h100/optimized.cu"
-D06 = "day06_roofline/roofline.cu"
+D06 = "day06_roofline/roofline.cuh"
+D06_STEPS = "day06_roofline/steps.cu"
+D06_FINAL = "day06_roofline/final.cu"
 
 BYTE_LOOP = r'''
 /* exercise 2: the plain byte loop, no table */
@@ -119,13 +121,14 @@ VARIANTS = {
     ],
     "d05_no_pad": [(D05, "return ch * 257 + (ch >> 2);", "return ch * 256;")],
     "d05_blocks1": [(D05, "#define D05_BLOCKS_PER_SM 2", "#define D05_BLOCKS_PER_SM 1")],
-    "d06_no_memset": [(D06, '''    if (MERGE == MERGE_ATOMIC)
+    "d06_no_memset": [(D06_STEPS, '''    if (MERGE == MERGE_ATOMIC)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
 ''', "")],
     "d06_no_pad": [
         (D06, "#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))",
          "#define R6_FLUSH_BYTES (R6_CHANNELS * R6_FLUSH_BINS * sizeof(uint32_t))"),
-        (D06, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
+        (D06_STEPS, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
+        (D06_FINAL, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
     ],
 }
 
@@ -252,7 +255,7 @@ def main():
         text=True).stdout.strip()
     for name, runs in exercises.items():
         lines = [f"# {name}: measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {gpu}, "
-                 f"course {commit}, by docs/answers/exercises.py"]
+                 f"course {commit}, by tools/answers/exercises.py"]
         for variant, day, kind, args in runs:
             dest = os.path.join(WORK, variant)
             if kind == "run":

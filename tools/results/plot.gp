@@ -1,5 +1,5 @@
 # plot.gp: the course's two charts, from the runner's CSV files (columns found by name).
-#   gnuplot -e "progression='results.csv'; sweep='sweep.csv'; outdir='docs/images'" common/plot.gp
+#   gnuplot -e "progression='results.csv'; sweep='sweep.csv'; outdir='docs/images'" tools/results/plot.gp
 # 1. progression.svg/.png: median time of every implementation that ran, in lesson order, on a
 #    log scale, the read-only floor as a line, % of floor on each GPU bar.
 # 2. sweep.svg/.png (if a sweep CSV is given): time against rows for every implementation.

@@ -6,7 +6,7 @@ set -u
 out=${1:?usage: lab-check.sh OUTDIR [STEPS]}
 steps=${2:-"test run sweep profile demo triton"}
 mkdir -p "$out"
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 
 make_args=""
 if ls .deps/*.deb >/dev/null 2>&1; then
@@ -34,7 +34,7 @@ for step in $steps; do
             cat "$out/run-$preset.txt"
         done ;;
     sweep)
-        SWEEP_CSV="$out/sweep.csv" common/sweep.sh ./build/course > "$out/sweep.txt" 2>&1 || status=1
+        SWEEP_CSV="$out/sweep.csv" tools/results/sweep.sh ./build/course > "$out/sweep.txt" 2>&1 || status=1
         cat "$out/sweep.txt" ;;
     profile)
         for lesson in day*/; do

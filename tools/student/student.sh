@@ -12,10 +12,10 @@
 # (`name` is the function the region belongs to; the brackets list the registry entries that
 # cannot run without it). The student edition replaces each region by its description as a
 # `// TODO(student) name [impls]:` block plus the stub lines. The build lists every such block
-# (common/todos.sh): `make run` reports those entries as "not written yet: name in file:line",
+# (tools/student/todos.sh): `make run` reports those entries as "not written yet: name in file:line",
 # `make test` fails on them by name, until the student's code is in and the TODO lines are gone.
 #
-# Files named in common/instructor-only.txt (answer keys, the deliberately wrong kernels, this
+# Files named in tools/student/instructor-only.txt (answer keys, the deliberately wrong kernels, this
 # script, CI) are left out; everything else is copied as it is. DIR must not exist or be empty,
 # and must lie outside this repository. DIR becomes a git repository with one commit, so that a
 # student's `git diff` shows exactly what they wrote.
@@ -23,10 +23,10 @@ set -euo pipefail
 
 die() { echo "make student: $*" >&2; exit 2; }
 
-[ $# -eq 1 ] && [ -n "$1" ] || die "usage: common/student.sh DIR"
-root=$(cd "$(dirname "$0")/.." && pwd -P)
+[ $# -eq 1 ] && [ -n "$1" ] || die "usage: tools/student/student.sh DIR"
+root=$(cd "$(dirname "$0")/../.." && pwd -P)
 cd "$root"
-[ -f common/instructor-only.txt ] || die "this is already a student edition (common/instructor-only.txt is absent)"
+[ -f tools/student/instructor-only.txt ] || die "this is already a student edition (tools/student/instructor-only.txt is absent)"
 
 dest=$1
 mkdir -p -- "$dest" || die "cannot create '$dest'"
@@ -54,7 +54,7 @@ is_instructor_only() {
         [ -n "$pattern" ] || continue
         # shellcheck disable=SC2053
         [[ $f == $pattern ]] && return 0
-    done <common/instructor-only.txt
+    done <tools/student/instructor-only.txt
     return 1
 }
 

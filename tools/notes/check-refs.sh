@@ -13,10 +13,10 @@ for md in "$@"; do
         echo "$md:${hit%%:*}: a hand-typed line number: name the function instead"
     done | grep . && status=1
     # backquoted snake_case names with at least one underscore, not paths or options; in the
-    # student edition (no common/instructor-only.txt) the "Your task" sections name code that
+    # student edition (no tools/student/instructor-only.txt) the "Your task" sections name code that
     # the student has still to write, so they are left out there
     text=$md
-    if [ ! -f common/instructor-only.txt ]; then
+    if [ ! -f tools/student/instructor-only.txt ]; then
         text=$(mktemp)
         awk '/^## / { skip = ($0 ~ /^## Your task/) } !skip' "$md" >"$text"
     fi

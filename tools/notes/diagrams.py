@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The layout diagrams of days 04-06 (docs/images/day0N_*.svg), drawn as plain SVG.
 
-Run `python3 docs/images/diagrams.py` after changing a layout; the SVGs are kept in the tree, so
+Run `python3 tools/notes/diagrams.py` after changing a layout; the SVGs are kept in the tree, so
 building the course or the notes never needs Python.
 """
 import os
 
-OUT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "docs", "images")
 FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
 BANK_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
                 "#ff9da7"]

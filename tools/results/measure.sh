@@ -22,7 +22,7 @@ set -eu
 build=$1 out=$2
 steps=${3:-}
 [ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile scale bigger gpus"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || :)
@@ -83,7 +83,7 @@ EOF
     sweep)
         file=$out/${tag}_sweep.csv
         echo "measure: $file"
-        SWEEP_CSV=$file common/sweep.sh "$course" --require-gpu > /dev/null ;;
+        SWEEP_CSV=$file tools/results/sweep.sh "$course" --require-gpu > /dev/null ;;
     triton)
         file=$out/${tag}_triton.txt
         if python3 -c "import torch, triton, numpy; assert torch.cuda.is_available()" 2>/dev/null; then

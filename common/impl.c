@@ -1,0 +1,146 @@
+/**
+ * @file impl.c
+ * @brief One registered implementation, called the way the runner calls it (impl.h).
+ */
+#include "impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t hist_impl_workspace(const hist_impl *impl, const hist_problem *p, const hist_device *dev) {
+    return impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
+}
+
+const char *hist_not_written(const hist_impl *impl) {
+    static char message[2048];
+    const size_t n = strlen(impl->name);
+    size_t used = 0;
+    for (size_t i = 0; i < hist_todo_count; ++i)
+        for (const char *at = hist_todos[i].impls; (at = strstr(at, impl->name)) != NULL; at += n)
+            if (at[-1] == ' ' && at[n] == ' ') { /* the list is " a b ": whole names only */
+                int w = snprintf(message + used, sizeof message - used, "%s%s in %s:%d",
+                                 used ? ", " : "not written yet: ", hist_todos[i].function,
+                                 hist_todos[i].file, hist_todos[i].line);
+                if (w > 0 && (size_t)w < sizeof message - used)
+                    used += (size_t)w;
+                break;
+            }
+    return used ? message : NULL;
+}
+
+const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
+                                  const hist_device *dev) {
+    const char *todo = hist_not_written(impl);
+    if (todo)
+        return todo;
+    return impl->unsupported ? impl->unsupported(p, dev) : NULL;
+}
+
+/* Time calls of an implementation given host pointers on the host clock: a host one, or a
+   host-input one (on the GPU @p dev, which it synchronises before returning). */
+static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
+                                const hist_problem *p, const uint8_t *samples, uint32_t *hist,
+                                int threads, int warmup, int reps, hist_stats *out, int progress) {
+    const size_t hist_bytes = (size_t)hist_counters(p) * sizeof(uint32_t);
+    const size_t ws_bytes = impl->where == HIST_HOST ? hist_impl_workspace(impl, p, NULL) : 0;
+    void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
+    double *times = calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
+    if ((ws_bytes && !workspace) || !times) {
+        free(workspace);
+        free(times);
+        return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
+    }
+    const hist_args args = {p, samples, hist, workspace, dev, threads};
+    hist_status s = HIST_OK;
+    const int total = warmup + (reps > 0 ? reps : 1);
+    for (int i = 0; i < total && s == HIST_OK; ++i) {
+        if (progress)
+            fprintf(stderr, "\r  %-24s rep %d/%d ", impl->name, i + 1, total);
+        memset(hist, 0xFF, hist_bytes); /* an implementation must zero its own output */
+        const double t0 = hist_now_us();
+        s = impl->run(&args);
+        const double t1 = hist_now_us();
+        if (i >= warmup && reps > 0)
+            times[i - warmup] = t1 - t0;
+    }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    if (s == HIST_OK && out)
+        *out = hist_stats_of(times, reps);
+    free(times);
+    free(workspace);
+    return s;
+}
+
+hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
+                           uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
+                           int progress) {
+    return time_on_host(impl, NULL, p, samples, hist, threads, warmup, reps, out, progress);
+}
+
+/** @brief One call of a host-input implementation, for hist_gpu_time_alternately(). */
+typedef struct host_input_call {
+    const hist_impl *impl; /**< the implementation */
+    hist_args args;        /**< its arguments */
+} host_input_call;
+
+/* Call the implementation once (it returns when its result is in host memory). */
+static hist_status call_host_input(void *ctx) {
+    const host_input_call *c = (const host_input_call *)ctx;
+    return c->impl->run(&c->args);
+}
+
+hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
+                                 const hist_problem *p, const uint8_t *input, const uint8_t *pinned,
+                                 uint32_t *hist, int warmup, int reps, hist_stats *time,
+                                 hist_stats *copy_floor) {
+    /* poisoned once: an implementation that does not zero its output is wrong after any call */
+    memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
+    host_input_call call = {impl, {p, input, hist, NULL, dev, 1}};
+    return hist_gpu_time_alternately(dev, pinned, hist_samples(p), call_host_input, &call, warmup,
+                                     reps, copy_floor, time);
+}
+
+/* The input of a host-input implementation where it wants it: @p samples itself (pageable), or
+   a pinned copy (*copy, to free with hist_host_pinned_free()). */
+static hist_status host_input_for(const hist_impl *impl, const hist_problem *p,
+                                  const uint8_t *samples, void **copy, const uint8_t **input) {
+    *copy = NULL;
+    *input = samples;
+    if (impl->where != HIST_PINNED_INPUT)
+        return HIST_OK;
+    const uint64_t bytes = hist_samples(p);
+    hist_status s = hist_host_memory_check(bytes, "the pinned copy of the samples");
+    if (s == HIST_OK)
+        s = hist_host_pinned_alloc(copy, (size_t)bytes);
+    if (s != HIST_OK)
+        return s;
+    if (bytes > 0)
+        memcpy(*copy, samples, (size_t)bytes);
+    *input = (const uint8_t *)*copy;
+    return HIST_OK;
+}
+
+hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
+                          const uint8_t *samples, uint32_t *hist, int threads) {
+    if (impl->where == HIST_HOST)
+        return hist_time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
+    if (!dev)
+        return hist_fail(HIST_ERR_NO_DEVICE, "%s needs a CUDA device", impl->name);
+    if (hist_takes_host_input(impl->where)) {
+        void *copy;
+        const uint8_t *input;
+        hist_status s = host_input_for(impl, p, samples, &copy, &input);
+        if (s == HIST_OK)
+            s = time_on_host(impl, dev, p, input, hist, threads, 0, 0, NULL, 0);
+        hist_host_pinned_free(copy);
+        return s;
+    }
+    hist_gpu *g = NULL;
+    hist_status s = hist_gpu_create(&g, dev, p, samples, hist_impl_workspace(impl, p, dev));
+    if (s == HIST_OK)
+        s = hist_gpu_time_impl(g, impl, 0, 0, NULL, NULL, hist, 0);
+    hist_gpu_destroy(g);
+    return s;
+}

@@ -1,0 +1,73 @@
+/**
+ * @file report.h
+ * @brief What the runner reports of a run: the table on standard output, the same results as
+ *        CSV (`--csv`, `--results`), and the registry (`--list`).
+ */
+#ifndef HIST_REPORT_H
+#define HIST_REPORT_H
+
+#include <stdio.h>
+
+#include "hist.h"
+#include "options.h"
+#include "timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief One implementation's measured result. */
+typedef struct hist_result {
+    const hist_impl *impl; /**< which implementation */
+    int ran;               /**< 1 if it ran, 0 if skipped */
+    char skip_reason[200]; /**< why it was skipped */
+    hist_stats time;       /**< kernel (or host) time */
+    hist_stats e2e;        /**< device implementations: with the input copy (reps 0 if none) */
+    hist_stats copy_floor; /**< host-input implementations: the pinned-copy floor, timed
+                                alternately with them (reps 0 if none) */
+    uint64_t mismatches;   /**< counters that differ from the reference */
+} hist_result;
+
+/**
+ * @brief Print the results table: per implementation its median, minimum, end-to-end time,
+ *        GB/s, share of its floor, speed-ups over the reference and the previous lesson, check.
+ * @param f the stream
+ * @param results the results, in registry order
+ * @param n how many
+ * @param p the problem
+ * @param floor the read-only floor of the run (reps 0 if none was measured)
+ * @param reference_us the CPU reference's median (0 if it did not run)
+ */
+void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
+                       const hist_stats *floor, double reference_us);
+
+/**
+ * @brief Write the results as CSV, one row per implementation, with the run's provenance (GPU,
+ *        shape, data, date, command) on every row.
+ * @param f the stream
+ * @param results the results, in registry order
+ * @param n how many
+ * @param o the options of the run
+ * @param p the problem
+ * @param gpu the GPU's name ("none" without one)
+ * @param floor the flushed read-only floor
+ * @param clean the clean-L2 read
+ * @param reference_us the CPU reference's median (0 if it did not run)
+ */
+void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
+                     const hist_problem *p, const char *gpu, const hist_stats *floor,
+                     const hist_stats *clean, double reference_us);
+
+/**
+ * @brief List the registry: lesson, name, where it runs, what it does and its constraints.
+ * @param f the stream
+ * @param impls the registry
+ * @param count how many entries
+ */
+void hist_report_registry(FILE *f, const hist_impl *impls, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIST_REPORT_H */

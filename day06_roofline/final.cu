@@ -1,0 +1,522 @@
+/**
+ * @file final.cu
+ * @brief Day 06, steps 7 and 8: the final kernel, any_kernel(), for every shape and binning.
+ *
+ * Step 7 (`gpu_r6_v7_any_shape`) keeps step 6's loop and flush and changes what they are given:
+ * virtual rows for any channel count and input alignment, balanced channel groups, bins folded in
+ * the flush (the section "step 7" below; plan.cu computes the grid). Step 8, `gpu_roofline`, the
+ * lesson's answer, is the same kernel launched cooperatively: it zeroes the output itself and
+ * hands out its last rows to whichever block asks first (the section "step 8").
+ * day06_final_launch() serves the other programs: breakdown.cu (its phases), the CS149 file
+ * (submission.sh) and day 07's pipelines.
+ */
+#include <cooperative_groups.h>
+#include <utility>
+
+#include "cuda_check.h"
+#include "device.cuh"
+#include "plan.cuh"
+#include "roofline.cuh"
+
+/* ---- step 7: every shape and binning ----
+ *
+ * Steps 1-6 count the byte histogram of rows whose 128-channel groups start on 4-byte words. The
+ * final kernel keeps their loop exactly and changes only what it is given and how it flushes:
+ *
+ *  - Any channel count, by virtual rows. A row of 510 or 513 channels does not start on a word,
+ *    but 2 rows of 510 (1,020 bytes) or 4 of 513 (2,052) end on one: the input read from its
+ *    first word is an aligned `[rows / k][k * channels]` array (virtual_width()). Virtual channel
+ *    v of it is real channel (shift + v) % channels, where shift is how many bytes the input's
+ *    start lies before that word. The loop counts virtual channels in groups of up to 128 with
+ *    32-bit loads, exactly as before; the flush adds each virtual channel's counts into its real
+ *    channel. The first `shift` bytes and the last bytes that do not fill a virtual row are
+ *    counted a byte at a time. Small channel counts are widened to fill a group (1 channel: 128
+ *    rows per virtual row), so every lane has work.
+ *  - Balanced groups: 1,020 virtual channels are 8 groups of 128 (the last 124), 2,052 are 17
+ *    of 124 (the last 68), not 16 x 128 + 4, whose last group's blocks would take as long as the
+ *    others for 4 channels.
+ *  - Any binning, at no cost in the loop: it still counts the byte histogram, 256 values per
+ *    channel, and the flush folds values into bins (bin b of a channel is the sum of the counts of
+ *    its values lo + b * width .. min(hi, lo + (b + 1) * width - 1); values outside [lo, hi] are
+ *    never read). Binning per byte would add about five instructions to each of the loop's four
+ *    atomics; the fold costs one addition per value and channel, once per block.
+ *
+ * Where a group is wider than the real channels (fewer than 128), several of its virtual channels
+ * are one real channel: the flush first sums them in shared memory (FOLD), so that the output
+ * sees one atomic per real counter and block, not up to 128 on the same address.
+ */
+
+/**
+ * @brief One warp's rows: step 1's double-buffered loop of 32-bit loads, 8 in flight, each word
+ *        counted by count_word().
+ * @param p the warp's first row's word at the group's first channel
+ * @param stride words from one of the warp's rows to its next (32 rows further)
+ * @param n how many rows the warp counts
+ * @param s_lane this lane's slot of byte 0 in `[bin][slot]`
+ */
+__device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_t stride,
+                                           uint64_t n, uint32_t *s_lane) {
+    const uint32_t lane = threadIdx.x % 32;
+    uint32_t cur[R6_UNROLL], next[R6_UNROLL];
+    uint64_t k = 0;
+    if (n >= R6_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < R6_UNROLL; ++u)
+            cur[u] = __ldg(p + u * stride + lane);
+        p += R6_UNROLL * stride;
+        for (k = R6_UNROLL; k + R6_UNROLL <= n; k += R6_UNROLL) {
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u) /* the next batch in flight ... */
+                next[u] = __ldg(p + u * stride + lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u) /* ... while this one is counted */
+                count_word(cur[u], s_lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u)
+                cur[u] = next[u];
+            p += R6_UNROLL * stride;
+        }
+#pragma unroll
+        for (int u = 0; u < R6_UNROLL; ++u)
+            count_word(cur[u], s_lane);
+    }
+    for (; k < n; ++k, p += stride)
+        count_word(__ldg(p + lane), s_lane);
+}
+
+/**
+ * @brief The flush for any binning and any virtual-to-real channel map: 64 bins at a time, bin b
+ *        of slot s summed from its values' counters into the `[128][65]` buffer (as in step 5),
+ *        then added to the output, 32 consecutive bins of one channel per warp instruction; with
+ *        FOLD, first summed per real channel in a second `[128][65]` buffer. The loops index by
+ *        the constants 64 and 128 (shifts): a division by the run-time bin count per counter cost
+ *        4 us more per block, measured.
+ * @param s_hist the block's `[256 values][128 slots]` histogram
+ * @param s_flush the transposition buffer
+ * @param s_real the real channel of each slot (UINT32_MAX: none)
+ * @param s_fold FOLD's per-real-channel buffer
+ * @param b the binning
+ * @param bins its bins (hist_bins())
+ * @param vr the virtual rows (channels: the real count)
+ * @param d_out the output `[channels][bins]`, zeroed
+ */
+template <bool FOLD>
+__device__ __forceinline__ void
+flush_binned(const uint32_t *s_hist, uint32_t *s_flush, const uint32_t *s_real, uint32_t *s_fold,
+             hist_binning b, uint32_t bins, virtual_rows vr, uint32_t *d_out) {
+    const uint32_t pad = R6_FLUSH_BINS + 1;
+    /* each thread's share of a round: 8 counters, in both phases at a constant stride */
+    const uint32_t per_thread = R6_FLUSH_BINS * R6_CHANNELS / R6_THREADS;
+    uint32_t reals[R6_FLUSH_BINS * R6_CHANNELS / R6_THREADS]; /* the real channels of this
+                                                                 thread's slots in phase 2 */
+#pragma unroll
+    for (uint32_t i = 0; i < per_thread; ++i)
+        reals[i] = s_real[threadIdx.x / R6_FLUSH_BINS + i * (R6_THREADS / R6_FLUSH_BINS)];
+    for (uint32_t b0 = 0; b0 < bins; b0 += R6_FLUSH_BINS) {
+        const uint32_t n = min(bins - b0, (uint32_t)R6_FLUSH_BINS);
+        /* k = bin * 128 + slot: fold values into bins, one slot per lane (slot fixed, bin + 8) */
+#pragma unroll
+        for (uint32_t i = 0; i < per_thread; ++i) {
+            const uint32_t slot = threadIdx.x % R6_CHANNELS;
+            const uint32_t bin = threadIdx.x / R6_CHANNELS + i * (R6_THREADS / R6_CHANNELS);
+            if (bin >= n)
+                continue;
+            const uint32_t v0 = b.lo + (b0 + bin) * b.width;
+            uint32_t sum = s_hist[v0 * R6_CHANNELS + slot];
+            if (b.width > 1) { /* the bin's other values */
+                const uint32_t v1 = min((uint32_t)b.hi, v0 + b.width - 1);
+                for (uint32_t v = v0 + 1; v <= v1; ++v)
+                    sum += s_hist[v * R6_CHANNELS + slot];
+            }
+            s_flush[slot * pad + bin] = sum;
+            if (FOLD)
+                s_fold[slot * pad + bin] = 0; /* real channels < 128 use rows 0..channels-1 */
+        }
+        __syncthreads(); /* the buffer is full */
+        /* k = slot * 64 + bin: a warp takes consecutive bins of one slot (bin fixed, slot + 16) */
+#pragma unroll
+        for (uint32_t i = 0; i < per_thread; ++i) {
+            const uint32_t bin = threadIdx.x % R6_FLUSH_BINS;
+            const uint32_t slot = threadIdx.x / R6_FLUSH_BINS + i * (R6_THREADS / R6_FLUSH_BINS);
+            const uint32_t real = reals[i];
+            const uint32_t count = s_flush[slot * pad + bin];
+            if (bin >= n || real == UINT32_MAX || count == 0)
+                continue;
+            if (FOLD)
+                atomicAdd(&s_fold[real * pad + bin], count);
+            else
+                atomicAdd(&d_out[(size_t)real * bins + b0 + bin], count);
+        }
+        __syncthreads(); /* read before the next round overwrites it */
+        if (FOLD) {
+            for (uint32_t k = threadIdx.x; k < vr.channels * R6_FLUSH_BINS; k += R6_THREADS) {
+                const uint32_t real = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+                const uint32_t count = s_fold[real * pad + bin];
+                if (bin < n && count > 0)
+                    atomicAdd(&d_out[(size_t)real * bins + b0 + bin], count);
+            }
+            __syncthreads(); /* read before the next round zeroes it */
+        }
+    }
+}
+
+/** @brief Where a block's time goes: nanosecond stamps (%globaltimer) a block can record. */
+enum stamp_at { STAMP_START, STAMP_ZEROED, STAMP_COUNTED, STAMP_FLUSHED, STAMPS };
+
+/** @brief Record stamp @p at of this block in @p d_stamps (`[blocks][STAMPS]`), if not NULL.
+ * @param d_stamps the stamps, or NULL
+ * @param at which one
+ */
+__device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
+    if (d_stamps != NULL && threadIdx.x == 0) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        d_stamps[((size_t)blockIdx.y * gridDim.x + blockIdx.x) * STAMPS + at] = t;
+    }
+}
+
+/* ---- step 8: no memset, no straggler ----
+ *
+ * Where step 7's time went (breakdown.cu measures it, README.md keeps the figures): a memset
+ * launch before the kernel, and blocks that finish counting microseconds apart (more for 510
+ * channels), the kernel ending with the last one. Step 8 launches the same kernel cooperatively
+ * (cudaLaunchCooperativeKernel: all blocks resident at once, one per SM), which allows a grid
+ * barrier:
+ *
+ *  - every block zeroes its share of the output and arrives at the barrier at its start, and
+ *    waits at it only when done with its fixed rows, a whole chunk later: nobody waits;
+ *  - the last eighth of the rows is cut into tiles of 512 rows that each block takes, one after
+ *    another, from its channel group's counter (an atomicAdd), until none is left; block 0 zeroed
+ *    the counters before arriving, so no tile is taken before they are zero. Blocks now finish
+ *    counting within about one tile of each other.
+ *  - while the histogram is zeroed, each warp's first rows are prefetched into L2.
+ *
+ * Where the blocks cannot all be resident (more channel groups than SMs) the launch is step 7's;
+ * without a workspace for the counters (day 07's pipelines) there are no dynamic tiles. */
+
+/**
+ * @brief Step 8: bring the first rows of this warp towards the SM (an L2 prefetch of each of its
+ *        first R6_UNROLL rows), so that the loop's first loads do not start from DRAM while the
+ *        block zeroes its histogram.
+ * @param p the warp's first row's word at the group's first channel
+ * @param stride words from one of the warp's rows to its next
+ * @param n how many rows the warp counts
+ */
+__device__ __forceinline__ void prefetch_first_rows(const uint32_t *p, size_t stride, uint64_t n) {
+    const uint32_t lane = threadIdx.x % 32;
+#pragma unroll
+    for (uint32_t u = 0; u < R6_UNROLL; ++u)
+        if (u < n)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(p + u * stride + lane));
+}
+
+/**
+ * @brief Step 8: count the tiles this block is handed, step 1's loop continued across tiles. A
+ *        tile is R6_TILE_ROWS virtual rows, warp w counting rows w, w + 32, ... of it. Thread 0
+ *        asks for tiles two ahead (atomicAdd on the group's counter), so that no warp waits for
+ *        an index: each warp loads the first batch of the next tile before it counts the last
+ *        batch of this one, then the block meets at one barrier per tile. The indices go round
+ *        three slots: slot k % 3 holds the k-th tile's, so the slot thread 0 writes at the end of
+ *        a tile was last read before the previous barrier.
+ * @param p0 this warp's word of row 0 of the dynamic rows (at the group's first channel, minus
+ *        the lane)
+ * @param wpr words per virtual row
+ * @param tiles tiles in the dynamic rows
+ * @param active this lane counts (lanes past the group's words only keep the barriers)
+ * @param s_lane this lane's slot of byte 0 in `[bin][slot]`
+ * @param s_tile three slots: the block's first two tile indices in 0 and 1 (filled before the
+ *        call)
+ * @param d_next the group's tile counter
+ */
+__device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, size_t wpr,
+                                            uint32_t tiles, bool active, uint32_t *s_lane,
+                                            uint32_t *s_tile, uint32_t *d_next) {
+    const uint32_t lane = threadIdx.x % 32;
+    const size_t stride = 32 * wpr; /* one of the warp's rows to its next */
+    const size_t tile_words = R6_TILE_ROWS * wpr;
+    uint32_t t = s_tile[0];
+    if (t >= tiles) /* the same for every thread */
+        return;
+    const uint32_t *p = p0 + t * tile_words;
+    uint32_t cur[R6_UNROLL], next[R6_UNROLL];
+    if (active)
+#pragma unroll
+        for (int u = 0; u < R6_UNROLL; ++u)
+            cur[u] = __ldg(p + u * stride + lane);
+    for (uint32_t i = 0;; ++i) {
+        uint32_t ahead = 0;
+        if (threadIdx.x == 0) /* the tile after the next; needed only at the end of this one */
+            ahead = atomicAdd(d_next, 1u);
+        if (active)
+#pragma unroll
+            for (int b = 1; b < R6_TILE_BATCHES; ++b) {
+#pragma unroll
+                for (int u = 0; u < R6_UNROLL; ++u)
+                    next[u] = __ldg(p + (b * R6_UNROLL + u) * stride + lane);
+#pragma unroll
+                for (int u = 0; u < R6_UNROLL; ++u)
+                    count_word(cur[u], s_lane);
+#pragma unroll
+                for (int u = 0; u < R6_UNROLL; ++u)
+                    cur[u] = next[u];
+            }
+        const uint32_t t_next = s_tile[(i + 1) % 3];
+        const uint32_t *q = p0 + t_next * tile_words;
+        if (active) {
+            if (t_next < tiles) /* the next tile's first batch in flight ... */
+#pragma unroll
+                for (int u = 0; u < R6_UNROLL; ++u)
+                    next[u] = __ldg(q + u * stride + lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u) /* ... while this tile's last is counted */
+                count_word(cur[u], s_lane);
+#pragma unroll
+            for (int u = 0; u < R6_UNROLL; ++u)
+                cur[u] = next[u];
+        }
+        if (threadIdx.x == 0) /* tile i + 2; this slot was read (tile i - 1) before a barrier */
+            s_tile[(i + 2) % 3] = ahead;
+        __syncthreads(); /* the slot written is seen by all before they read it */
+        if (t_next >= tiles)
+            break;
+        p = q;
+    }
+}
+
+/**
+ * @brief The final kernel: step 6's loop and flush over virtual rows, for any channel count,
+ *        input alignment and binning (see the section comment); with FUSED (step 8) it also
+ *        zeroes the output itself.
+ * @tparam FOLD a group is wider than the real channels: fold its virtual channels in shared
+ *         memory before adding to the output
+ * @tparam FUSED launched cooperatively: every block zeroes its share of the output, arrives at a
+ *         grid barrier, counts, and waits at that barrier only before its flush (by then every
+ *         block zeroed its share long ago, so nobody waits)
+ * @param d_samples the input as given, row-major `[rows][channels]`, any alignment
+ * @param vr its virtual rows
+ * @param group_width virtual channels per block (a multiple of 4, at most 128; the last group
+ *        may have fewer)
+ * @param chunk_rows virtual rows per block in its fixed chunk
+ * @param dyn_first the first virtual row handed out in tiles (vr.rows: none)
+ * @param dyn_tiles tiles of R6_TILE_ROWS rows from dyn_first on (FUSED only; 0: none)
+ * @param d_next a tile counter per channel group (FUSED with tiles; zeroed by block 0), or NULL
+ * @param binning the binning (applied by the flush)
+ * @param bins its bins (hist_bins())
+ * @param d_out the output `[channels][bins]`: zeroed before (not FUSED) or by the kernel (FUSED)
+ * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL
+ * @par Launch
+ * `__launch_bounds__(R6_THREADS, 1)`. `launch_any()`: a grid of (virtual channel groups, row
+ * chunks: SMs / groups), R6_THREADS (1024) threads, `R6_SMEM_BYTES` (128 KiB) plus
+ * `R6_FLUSH_BYTES` (33,280 bytes) plus 512 bytes (and with FOLD another `R6_FLUSH_BYTES`) of
+ * dynamic shared memory; FUSED: a cooperative launch (all blocks resident at once), otherwise the
+ * output zeroed before.
+ */
+template <bool FOLD, bool FUSED>
+__global__ void __launch_bounds__(R6_THREADS, 1)
+    any_kernel(const uint8_t *__restrict__ d_samples, virtual_rows vr, uint32_t group_width,
+               uint64_t chunk_rows, uint64_t dyn_first, uint32_t dyn_tiles, uint32_t *d_next,
+               hist_binning binning, uint32_t bins, uint32_t *__restrict__ d_out,
+               uint64_t *d_stamps) {
+    __shared__ uint32_t s_tile[3];       /* step 8: the block's next dynamic tiles */
+    extern __shared__ uint32_t s_hist[]; /* [256 values][128 slots], then the flush buffers */
+    uint32_t *s_flush = s_hist + R6_BINS * R6_CHANNELS;
+    uint32_t *s_real = s_flush + R6_CHANNELS * (R6_FLUSH_BINS + 1);
+    uint32_t *s_fold = s_real + R6_CHANNELS;
+    stamp(d_stamps, STAMP_START);
+    const uint32_t c0 = blockIdx.x * group_width;
+    const uint32_t group_channels = min(group_width, vr.width - c0);
+    const uint32_t words = (group_channels + 3) / 4; /* lanes that count */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint64_t step = R6_THREADS / 32; /* one virtual row per warp */
+    const uint64_t r0 = blockIdx.y * chunk_rows;
+    const uint64_t r1 = min(r0 + chunk_rows, dyn_first); /* the rest is handed out (FUSED) */
+    const uint8_t *aligned = d_samples + vr.shift;       /* a word boundary */
+    const uint64_t n = r1 > r0 + warp ? (r1 - r0 - warp + step - 1) / step : 0;
+    const uint32_t *p = reinterpret_cast<const uint32_t *>(aligned + (r0 + warp) * vr.width + c0);
+    if (FUSED && lane < words) /* step 8: the first rows on their way during the zeroing */
+        prefetch_first_rows(p, step * vr.width / 4, n);
+
+    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS / 4; k += R6_THREADS)
+        reinterpret_cast<uint4 *>(s_hist)[k] = make_uint4(0, 0, 0, 0); /* 16 bytes a store */
+    if (threadIdx.x < R6_CHANNELS) { /* each slot's real channel */
+        const uint32_t v = slot_to_channel<4>(threadIdx.x);
+        s_real[threadIdx.x] = v < group_channels ? (vr.shift + c0 + v) % vr.channels : UINT32_MAX;
+    }
+    cooperative_groups::grid_group::arrival_token token = 0;
+    if (FUSED) { /* step 8: this block's share of the output, then arrive (a block barrier too) */
+        const size_t counters = (size_t)vr.channels * bins;
+        const size_t block = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
+        const size_t blocks = (size_t)gridDim.x * gridDim.y;
+        for (size_t k = block * R6_THREADS + threadIdx.x; k < counters; k += blocks * R6_THREADS)
+            d_out[k] = 0;
+        if (block == 0 && threadIdx.x < gridDim.x && dyn_tiles > 0)
+            d_next[threadIdx.x] = 0; /* each group's tile counter */
+        token = cooperative_groups::this_grid().barrier_arrive();
+    } else {
+        __syncthreads(); /* all counters zeroed before any thread counts */
+    }
+    stamp(d_stamps, STAMP_ZEROED);
+
+    if (lane < words) {
+        count_rows(p, step * vr.width / 4, n, s_hist + lane);
+        if (blockIdx.y == 0 && warp == 0) { /* the bytes outside whole virtual rows */
+#pragma unroll
+            for (uint32_t j = 0; j < 4; ++j) {
+                const uint32_t v = 4 * lane + j; /* in the group; count_word()'s slot */
+                if (v >= group_channels)
+                    continue;
+                if (c0 + v + vr.shift >= vr.width) /* before the first word: virtual row -1 */
+                    atomicAdd(&s_hist[d_samples[c0 + v + vr.shift - vr.width] * R6_CHANNELS +
+                                      32 * j + lane],
+                              1u);
+                if (c0 + v < vr.tail) /* after the last whole virtual row */
+                    atomicAdd(
+                        &s_hist[aligned[vr.rows * vr.width + c0 + v] * R6_CHANNELS + 32 * j + lane],
+                        1u);
+            }
+        }
+    }
+    if (FUSED) {
+        /* every block zeroed its share of the output and block 0 the counters (long since) */
+        cooperative_groups::this_grid().barrier_wait(std::move(token));
+        if (dyn_tiles > 0) { /* the last rows, a tile at a time to whichever block asks first */
+            if (threadIdx.x == 0) {
+                s_tile[0] = atomicAdd(&d_next[blockIdx.x], 1u);
+                s_tile[1] = atomicAdd(&d_next[blockIdx.x], 1u);
+            }
+            __syncthreads();
+            const size_t wpr = vr.width / 4;
+            count_tiles(reinterpret_cast<const uint32_t *>(aligned + c0) + (dyn_first + warp) * wpr,
+                        wpr, dyn_tiles, lane < words, s_hist + lane, s_tile, &d_next[blockIdx.x]);
+        }
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    stamp(d_stamps, STAMP_COUNTED);
+    flush_binned<FOLD>(s_hist, s_flush, s_real, s_fold, binning, bins, vr, d_out);
+    stamp(d_stamps, STAMP_FLUSHED);
+}
+
+/* ---- host side ---- */
+
+/** @brief How the final kernel's output starts. */
+enum any_start {
+    ANY_ADD,    /**< as it is: the counts are added to it (day 07's chunks; the breakdown) */
+    ANY_MEMSET, /**< zeroed by a memset before the kernel (step 7) */
+    ANY_FUSED   /**< zeroed by the kernel itself, launched cooperatively, and with a workspace of
+                     any_workspace() bytes the last rows handed out as blocks ask (step 8);
+                     where its blocks cannot all be resident at once (more channel groups than
+                     SMs), as ANY_MEMSET */
+};
+
+/**
+ * @brief Launch any_kernel() on the problem's virtual rows, the output started as @p start says.
+ * @param a the call's arguments
+ * @param start how the output starts
+ * @param stream the stream to queue the work on (0: the default stream)
+ * @param d_stamps per-block stamps, or NULL
+ * @param blocks receives the number of blocks launched (0: none)
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t stream,
+                              uint64_t *d_stamps, uint32_t *blocks) {
+    const hist_problem *p = a->problem;
+    *blocks = 0;
+    const bool empty = hist_samples(p) == 0;
+    const any_grid g = grid_for(p, a->samples, a->device);
+    /* a cooperative launch needs every block resident: one per SM, so no more blocks than SMs */
+    const bool fused =
+        start == ANY_FUSED && !empty && g.groups * g.chunks <= (uint32_t)a->device->sm_count;
+    if (start != ANY_ADD && !fused)
+        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t), stream));
+    if (empty)
+        return HIST_OK;
+    const bool fold = g.group_width > p->channels;
+    const void *kernel =
+        fused
+            ? (fold ? (const void *)any_kernel<true, true> : (const void *)any_kernel<false, true>)
+            : (fold ? (const void *)any_kernel<true, false>
+                    : (const void *)any_kernel<false, false>);
+    const size_t smem = R6_ANY_SMEM_BYTES - (fold ? 0 : R6_FLUSH_BYTES);
+    HIST_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    /* step 8, given a workspace for the counters: the last eighth of the rows in tiles handed
+       out as blocks ask, the rest in fixed chunks as before */
+    uint64_t chunk_rows = g.chunk_rows, dyn_first = g.vr.rows;
+    uint32_t dyn_tiles = 0;
+    uint32_t *d_next = fused ? (uint32_t *)a->workspace : NULL;
+    if (d_next != NULL) {
+        dyn_tiles = (uint32_t)(g.vr.rows / R6_DYN_SHARE / R6_TILE_ROWS);
+        dyn_first = g.vr.rows - (uint64_t)dyn_tiles * R6_TILE_ROWS;
+        chunk_rows = dyn_first > 0 ? HIST_CEIL_DIV(dyn_first, g.chunks) : 1;
+    }
+    const uint32_t bins = hist_bins(p->binning);
+    void *args[] = {(void *)&a->samples, (void *)&g.vr,       (void *)&g.group_width,
+                    (void *)&chunk_rows, (void *)&dyn_first,  (void *)&dyn_tiles,
+                    (void *)&d_next,     (void *)&p->binning, (void *)&bins,
+                    (void *)&a->hist,    (void *)&d_stamps};
+    const dim3 grid(g.groups, g.chunks);
+    if (fused)
+        HIST_CUDA_TRY(
+            cudaLaunchCooperativeKernel(kernel, grid, dim3(R6_THREADS), args, smem, stream));
+    else
+        HIST_CUDA_TRY(cudaLaunchKernel(kernel, grid, dim3(R6_THREADS), args, smem, stream));
+    HIST_CUDA_TRY_LAUNCH("any_kernel");
+    *blocks = g.groups * g.chunks;
+    return HIST_OK;
+}
+
+/** @brief Step 7's registry entry: the output zeroed by a memset, then the kernel.
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+hist_status run_any_memset(const hist_args *a) {
+    uint32_t blocks;
+    return launch_any(a, ANY_MEMSET, 0, NULL, &blocks);
+}
+
+/** @brief The registry's entry point of the final kernel (step 8: the zeroing fused).
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+hist_status run_any(const hist_args *a) {
+    uint32_t blocks;
+    return launch_any(a, ANY_FUSED, 0, NULL, &blocks);
+}
+
+/**
+ * @brief The final kernel for other programs: day 06's breakdown (with or without zeroing the
+ *        output, stamping each block's phases into @p d_stamps if not NULL), the CS149 file, and
+ *        day 07's pipelines (on their streams, adding each chunk's counts to the output).
+ * @param a the call's arguments
+ * @param zero 1: zero the output, as the registry entry does (step 8: inside the kernel; with
+ *        `a->workspace` of any_workspace() bytes, day06_final_workspace(), also the dynamic
+ *        tiles); 0: add to it
+ * @param stream the stream to queue the work on (0: the default stream)
+ * @param d_stamps `[blocks][4]` stamps (start, zeroed, counted, flushed; ns), or NULL
+ * @param blocks receives the number of blocks launched (grid x times grid y; 0: none)
+ * @return HIST_OK or the CUDA error
+ */
+extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
+                                          uint64_t *d_stamps, uint32_t *blocks) {
+    return launch_any(a, zero ? ANY_FUSED : ANY_ADD, stream, d_stamps, blocks);
+}
+
+/**
+ * @brief The workspace day06_final_launch() can use (`a->workspace`) for step 8's dynamic tiles.
+ * @param p the problem
+ * @param dev the GPU
+ * @return bytes
+ */
+extern "C" size_t day06_final_workspace(const hist_problem *p, const hist_device *dev) {
+    return any_workspace(p, dev);
+}
+
+/**
+ * @brief For day 07's pipelines: why the final kernel cannot run @p p on @p dev, or NULL.
+ * @param p the problem
+ * @param dev the GPU, or NULL
+ * @return the reason, or NULL
+ */
+extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev) {
+    return unsupported_any(p, dev);
+}

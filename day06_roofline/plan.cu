@@ -1,0 +1,74 @@
+/**
+ * @file plan.cu
+ * @brief Day 06: the final kernel's plan (plan.cuh): the grid from the shape and the GPU's
+ *        multiprocessors, the workspace of step 8's tiles, and the shared-memory limit.
+ *
+ * Steps 1-6 give each block 128 channels of the rows and the GPU's SMs / groups chunks of rows
+ * (chunks_for()). The final kernel does the same for any shape by reading the input as virtual
+ * rows (final.cu's step 7 section): virtual_width() says how wide a virtual row is, grid_for()
+ * how the virtual channels are cut into groups and the rows into chunks.
+ */
+#include "cuda_check.h"
+#include "plan.cuh"
+
+uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chunk_rows) {
+    const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
+    uint64_t chunks = (uint64_t)dev->sm_count / groups;
+    if (chunks < 1)
+        chunks = 1;
+    *chunk_rows = p->rows > 0 ? HIST_CEIL_DIV(p->rows, chunks) : 1;
+    return p->rows > 0 ? (uint32_t)HIST_CEIL_DIV(p->rows, *chunk_rows) : 1;
+}
+
+/**
+ * @brief Virtual channels per virtual row for @p channels real ones: the least multiple of
+ *        @p channels that is a multiple of 4 (a whole number of words), then as many of those as
+ *        fit in one group of 128 when that is more than one (so that small channel counts fill
+ *        the warp). (A multiple of 32, whole sectors, measured no faster: README.md.)
+ * @param channels real channels per row
+ * @return virtual channels per virtual row
+ */
+static uint32_t virtual_width(uint32_t channels) {
+    // SOLUTION virtual_width [gpu_r6_v7_any_shape gpu_roofline]: rows per word-aligned run k = 4 / gcd(channels, 4)
+    //   (1, 2 or 4); width = k * channels; if width < 128, the largest multiple of width that is
+    //   at most 128.
+    // stub: return channels;
+    const uint32_t k = channels % 4 == 0 ? 1 : channels % 2 == 0 ? 2 : 4;
+    const uint32_t width = k * channels;
+    return width < R6_CHANNELS ? R6_CHANNELS / width * width : width;
+    // END SOLUTION
+}
+
+any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_device *dev) {
+    any_grid g;
+    const uint64_t bytes = hist_samples(p);
+    g.vr.channels = p->channels;
+    g.vr.width = virtual_width(p->channels);
+    g.vr.shift = (uint32_t)((4 - (uintptr_t)samples % 4) % 4); /* to a word */
+    if (g.vr.shift > bytes)
+        g.vr.shift = (uint32_t)bytes;
+    g.vr.rows = (bytes - g.vr.shift) / g.vr.width;
+    g.vr.tail = (uint32_t)(bytes - g.vr.shift - g.vr.rows * g.vr.width);
+    const uint32_t groups = (g.vr.width + R6_CHANNELS - 1) / R6_CHANNELS;
+    g.group_width = (((g.vr.width + groups - 1) / groups) + 3) / 4 * 4; /* whole words */
+    g.groups = (g.vr.width + g.group_width - 1) / g.group_width;
+    uint64_t chunks = (uint64_t)dev->sm_count / g.groups;
+    if (chunks < 1)
+        chunks = 1;
+    g.chunk_rows = g.vr.rows > 0 ? HIST_CEIL_DIV(g.vr.rows, chunks) : 1;
+    g.chunks = g.vr.rows > 0 ? (uint32_t)HIST_CEIL_DIV(g.vr.rows, g.chunk_rows) : 1;
+    return g;
+}
+
+size_t any_workspace(const hist_problem *p, const hist_device *dev) {
+    (void)p;
+    return dev ? (size_t)dev->sm_count * sizeof(uint32_t) : 0;
+}
+
+const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
+    (void)p;
+    if (dev && R6_ANY_SMEM_BYTES > dev->smem_per_block_optin)
+        return "needs more shared memory per block (the histogram and the flush buffer) than this "
+               "GPU allows";
+    return NULL;
+}

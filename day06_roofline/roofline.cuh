@@ -1,0 +1,108 @@
+/**
+ * @file roofline.cuh
+ * @brief Day 06: what every step shares. The block's configuration (1024 threads counting 128
+ *        channels in a `[bin][slot]` shared histogram), the bank-conflict-free layout with its
+ *        two device functions, and the lesson's functions that registry.cu lists.
+ *
+ * The lesson's files, in the order of the README: this header; steps.cu (steps 1-6: one kernel,
+ * each step a choice of its template parameters); plan.cuh and plan.cu (how the final kernel's
+ * grid follows from the shape and the GPU); final.cu (steps 7 and 8: the final kernel, for any
+ * shape and binning); registry.cu (every step as the runner lists it).
+ */
+#ifndef DAY06_ROOFLINE_CUH
+#define DAY06_ROOFLINE_CUH
+
+#include "hist.h"
+
+/** @brief Threads per block: 32 warps, one block per SM. */
+#define R6_THREADS 1024
+/** @brief Channels per block. */
+#define R6_CHANNELS 128
+/** @brief Bins of the byte histogram. */
+#define R6_BINS 256
+/** @brief Shared histogram `[256 bins][128 slots]` of 32-bit counters: 128 KiB. */
+#define R6_SMEM_BYTES (R6_BINS * R6_CHANNELS * sizeof(uint32_t))
+/** @brief Bins the flush moves per round through its transposition buffer. */
+#define R6_FLUSH_BINS 64
+/** @brief The transposition buffer `[128 slots][64 bins + 1 word of padding]`: 33,280 bytes. */
+#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))
+
+/** @brief Loads in flight per thread in the final kernel (step 1's 8, double buffered). */
+#define R6_UNROLL 8
+
+/* ---- the bank-conflict-free layout ----
+ *
+ * The counter of (bin, channel) sits at s_hist[bin * 128 + slot(channel)], so its bank is
+ * slot(channel) % 32, whatever the bin. A warp's 32 atomics are conflict-free when its 32 lanes
+ * count 32 channels with 32 different slot % 32: then any data, constant data included, costs one
+ * pass through the banks.
+ *
+ * VEC = 4: lane L reads channels 4L..4L+3 of one row; byte b of it is channel 4L + b, at slot
+ *          32b + L: bank L, always.
+ * VEC = 16: lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the warp's 4 rows; four
+ *          lanes share w. At step s (word i = s / 4, byte b = s % 4) the lane of row r counts
+ *          word (i + r) % 4, so the four take the four words: channel 16w + 4q + b with
+ *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
+ */
+/**
+ * @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted.
+ * @param slot the slot, 0..127
+ * @return the channel, 0..127
+ */
+template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
+    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline]:
+    //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
+    //   and VEC 16 channel 16w + 4q + b with w = bank % 8, q = bank / 8.
+    // stub: return slot;
+    const uint32_t b = slot / 32, bank = slot % 32;
+    if (VEC == 4)
+        return 4 * bank + b;
+    return 16 * (bank % 8) + 4 * (bank / 8) + b;
+    // END SOLUTION
+}
+
+/* ---- counting ---- */
+
+/** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0,
+ *  byte b lives 32 slots further per b.
+ * @param v four bytes of four consecutive channels
+ * @param s_word this lane's slot of byte 0 in `[bin][slot]`
+ */
+__device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
+    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline]:
+    //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
+    //   row of 128 slots in [bin][slot]; the byte's slot is 32 * b past s_word's.
+    // stub: (void)v, (void)s_word;
+    atomicAdd(&s_word[(v & 0xFF) * R6_CHANNELS + 0], 1u);
+    atomicAdd(&s_word[((v >> 8) & 0xFF) * R6_CHANNELS + 32], 1u);
+    atomicAdd(&s_word[((v >> 16) & 0xFF) * R6_CHANNELS + 64], 1u);
+    atomicAdd(&s_word[(v >> 24) * R6_CHANNELS + 96], 1u);
+    // END SOLUTION
+}
+
+/* ---- the lesson's entries (registry.cu lists them) ---- */
+
+/* Steps 1-6 (steps.cu), each a configuration of roofline_kernel(). */
+hist_status run_step1(const hist_args *a);
+hist_status run_step2(const hist_args *a);
+hist_status run_step3(const hist_args *a);
+hist_status run_step4(const hist_args *a);
+hist_status run_step5(const hist_args *a);
+hist_status run_step6(const hist_args *a);
+/** @brief Why steps 1-6 with 32-bit loads cannot run @p p (steps.cu), or NULL.
+ *  @param p the problem @param dev the GPU, or NULL @return the reason, or NULL */
+const char *unsupported_vec4(const hist_problem *p, const hist_device *dev);
+/** @brief Why step 2 (16-byte loads) cannot run @p p, or NULL.
+ *  @param p the problem @param dev the GPU, or NULL @return the reason, or NULL */
+const char *unsupported_vec16(const hist_problem *p, const hist_device *dev);
+/** @brief Why step 3 (the Hopper bulk prefetch) cannot run @p p here, or NULL.
+ *  @param p the problem @param dev the GPU, or NULL @return the reason, or NULL */
+const char *unsupported_prefetch(const hist_problem *p, const hist_device *dev);
+/** @brief Steps 4 and 5's workspace: one partial histogram per row chunk.
+ *  @param p the problem @param dev the GPU @return bytes */
+size_t partials_bytes(const hist_problem *p, const hist_device *dev);
+/* Steps 7 and 8 (final.cu): the final kernel after a memset, and zeroing the output itself. */
+hist_status run_any_memset(const hist_args *a);
+hist_status run_any(const hist_args *a);
+
+#endif /* DAY06_ROOFLINE_CUH */

@@ -1,0 +1,306 @@
+"""kinds.py: the table kinds of tables.py (`<!-- table KIND ... -->`), one function each, and
+KINDS, which maps a kind's name to its function. tables.py's docstring lists their keys."""
+import csv
+import glob
+import os
+import re
+from kept import (
+    Error, HEAD, METRICS, ROOT, data_path, fmt_ratio, fmt_time, kept_csv, load_profile, load_run,
+    probe_lines, prof_value, run_file, run_row, run_value, table)
+
+
+# ---- the table kinds ----
+
+def kv(args, required, optional=()):
+    opts = {}
+    for a in args:
+        if "=" not in a:
+            raise Error(f"'{a}': write key=value")
+        k, v = a.split("=", 1)
+        if k not in required and k not in optional:
+            raise Error(f"unknown key '{k}' (keys: {' '.join(list(required) + list(optional))})")
+        opts[k] = v
+    missing = [k for k in required if k not in opts]
+    if missing:
+        raise Error(f"missing {', '.join(missing)}")
+    return opts
+
+
+def t_runs(page, args):
+    o = kv(args, ("data", "runs", "impls", "cols"))
+    cols = o["cols"].split(",")
+    rows, names = [], []
+    for run in o["runs"].split(","):
+        for impl in o["impls"].split(","):
+            r = dict(run_row(o["data"], run, impl))
+            r["_preset"] = run.split("/")[0]
+            names.append(run_file(o["data"], run))
+            cells = []
+            for c in cols:
+                if c == "run":
+                    cells.append(run.replace("/", ", "))
+                elif c.startswith("vs:"):  # speed-up over another implementation of the same run
+                    other = float(run_row(o["data"], run, c[3:])["median_us"])
+                    cells.append(fmt_ratio(other / float(r["median_us"])))
+                else:
+                    cells.append(run_value(r, c))
+            rows.append(cells)
+    head = [f"vs `{c[3:]}`" if c.startswith("vs:") else HEAD.get(c, c) for c in cols]
+    return table(head, rows), names
+
+
+def t_pivot(page, args):
+    o = kv(args, ("data", "preset", "dists", "impls"), ("value", "pct", "floor"))
+    dists = o["dists"].split(",")
+    value = o.get("value", "median")
+    runs = [f"{o['preset']}/{d}" for d in dists]
+    names = [run_file(o["data"], r) for r in runs]
+    head = ["version"] + dists + ([f"% of floor ({o['pct']})"] if "pct" in o else [])
+    rows = []
+    if o.get("floor") == "1":
+        rows.append(["floor (the same run's read of the input)"] +
+                    [fmt_time(load_run(o["data"], r)[1][0]["floor_median_us"]) for r in runs] +
+                    ([""] if "pct" in o else []))
+    impls = o["impls"].split(",")
+    best = {}
+    for r in runs:
+        times = [float(run_row(o["data"], r, i)["median_us"]) for i in impls]
+        best[r] = min(times)
+    for impl in impls:
+        cells = [f"`{impl}`"]
+        for r in runs:
+            row = run_row(o["data"], r, impl)
+            cell = run_value(row, value)
+            if len(impls) > 1 and float(row["median_us"]) == best[r] and value == "median":
+                cell = f"**{cell}**"
+            cells.append(cell)
+        if "pct" in o:
+            cells.append(run_value(run_row(o["data"], f"{o['preset']}/{o['pct']}", impl), "pct"))
+        rows.append(cells)
+    return table(head, rows), names
+
+
+def load_quote(name, column):
+    with open(data_path(name + ".csv"), newline="") as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return {r["metric"]: r[column] for r in csv.DictReader(lines)}, name + ".csv"
+
+
+def t_profile(page, args):
+    o = kv(args, ("cols", "metrics"))
+    cols, names = [], []
+    for spec in o["cols"].split(";"):
+        label, src = spec.split("=", 1)
+        parts = src.split(":", 2)
+        if parts[0] == "quote":
+            values, name = load_quote(parts[1], parts[2])
+            cols.append((label, lambda m, values=values: values.get(m, "")))
+        else:
+            tag, prof, kernel = parts
+            name = load_profile(tag, prof)[1]
+            cols.append((label, lambda m, t=tag, p=prof, k=kernel: prof_value(t, p, k, m)))
+        names.append(name)
+    rows = [[METRICS[m][1]] + [f(m) for _, f in cols] for m in o["metrics"].split(",")]
+    return table(["metric"] + [c[0] for c in cols], rows), names
+
+
+def t_probe(page, args):
+    o = kv(args, ("data",))
+    lines, name = probe_lines(o["data"])
+    rows = [[what, fmt_time(v), extra] for what, v, extra in lines]
+    return table(["probe", "median", "throughput / work"], rows), [name]
+
+
+def t_sweep(page, args):
+    o = kv(args, ("data",))
+    name = f"{o['data']}_sweep.csv"
+    with open(data_path(name), newline="") as f:
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
+                if r["status"] == "ran"]
+    sizes = sorted({int(r["rows"]) for r in rows})
+    cpu = {}
+    gpu, order = {}, []
+    for r in rows:
+        n, t = int(r["rows"]), float(r["median_us"])
+        if r["where"] == "host":
+            cpu[n] = min(cpu.get(n, t), t)
+        else:
+            if r["implementation"] not in gpu:
+                order.append(r["implementation"])
+            gpu.setdefault(r["implementation"], {})[n] = (t, float(r["e2e_median_us"]))
+
+    def crossover(times, k):
+        """The smallest size from which the GPU version wins at every larger size."""
+        start = None
+        for n in reversed(sizes):
+            if n not in times or n not in cpu or times[n][k] >= cpu[n]:
+                break
+            start = n
+        return f"{start:,} rows" if start else "never"
+
+    out = [[f"`{impl}`", crossover(gpu[impl], 0), crossover(gpu[impl], 1)] for impl in order]
+    return table(["version", "beats the CPU from (kernel time)", "from (end to end)"], out), [name]
+
+
+def t_triton(page, args):
+    o = kv(args, ("data",))
+    name = f"{o['data']}_triton.txt"
+    rows = []
+    with open(data_path(name)) as f:
+        text = f.read()
+    for r in csv.DictReader(line for line in text.splitlines() if line.startswith(("lesson,", "day"))):
+        rows.append([f"CUDA C `{r['implementation']}` (same input)", fmt_time(r["median_us"]),
+                     f"{float(r['gb_per_s']):.1f}"])
+    for m in re.finditer(r"triton_naive sem=(\S+)\s+median\s+([0-9.]+) us\s+([0-9.]+) GB/s", text):
+        label = {"acq_rel": "Triton, `tl.atomic_add` default semantics (`acq_rel`)",
+                 "relaxed": 'Triton, `sem="relaxed"`'}.get(m.group(1), f"Triton, sem={m.group(1)}")
+        rows.append([label, fmt_time(m.group(2)), m.group(3)])
+    if len(rows) < 2:
+        raise Error(f"docs/data/{name}: no Triton line")
+    return table(["kernel", "median", "GB/s"], rows), [name]
+
+
+def t_scaling(page, args):
+    o = kv(args, ("file",))
+    name = o["file"]
+    rows, cur = [], None
+    with open(data_path(name)) as f:
+        for line in f:
+            m = re.match(r"== cpu_private --threads (\d+) --dist (\S+)", line)
+            if m:
+                cur = {"threads": m.group(1), "dist": m.group(2)}
+                continue
+            m = ROW.match(line)
+            if m and cur is not None:
+                cur[m.group(1)] = to_us(m.group(2))
+                if "cpu_reference" in cur and "cpu_private" in cur:
+                    rows.append(cur)
+                    cur = None
+    out = []
+    for r in rows:
+        ref, priv = r["cpu_reference"], r["cpu_private"]
+        out.append([r["dist"], r["threads"], fmt_time(ref), fmt_time(priv), f"{ref / priv:.2f}x"])
+    if not out:
+        raise Error(f"docs/data/{name}: no scaling section")
+    return table(["data", "threads", "`cpu_reference`", "`cpu_private`", "speed-up"], out), [name]
+
+
+def t_lessons(page, args):
+    o = kv(args, ("data",), ("library", "more"))
+    library = o.get("library", "gpu_cub").split(",")
+    _, rows, name = load_run(o["data"], "main/uniform")
+    gpu = rows[0]["gpu"]
+    names = [name]
+    for run in o.get("more", "").split(",") if o.get("more") else []:
+        # a lesson's own run on the same preset (day 07's host-input pipelines): its lessons only
+        _, extra, extra_name = load_run(o["data"], run)
+        have = {r["lesson"] for r in rows}
+        rows = rows + [r for r in extra if r["lesson"] not in have]
+        names.append(extra_name)
+    out = []
+    for make in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile"))):
+        lesson = os.path.basename(os.path.dirname(make))
+        with open(os.path.join(ROOT, lesson, "README.md")) as f:
+            title = re.sub(r"^# *Day [0-9]*: *", "", f.readline().strip())
+        ran = [r for r in rows if r["lesson"] == lesson and r["status"] == "ran"
+               and r["implementation"] not in library]
+        best = min(ran, key=lambda r: float(r["median_us"])) if ran else None
+        link = os.path.relpath(os.path.join(ROOT, lesson, "README.md"),
+                               os.path.dirname(os.path.abspath(page)))
+        pct = run_value(best, "pct") if best else ""
+        if best and best["where"] == "h2d":
+            pct += " of the pinned copy (end to end)"
+        out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-", pct])
+    body = table(["lesson", "what it teaches", f"best median, main preset ({gpu})", "% of floor"], out)
+    for impl in library:
+        r = next((r for r in rows if r["implementation"] == impl and r["status"] == "ran"), None)
+        if r:
+            body += ["", f"The library call for comparison: `{impl}` ({r['lesson']}) "
+                         f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor."]
+    return body, names
+
+
+def t_csv(page, args):
+    """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
+    only the columns named by cols=NAME,... (its header's names)."""
+    o = kv(args, ("file",), ("cols",))
+    head, rows = kept_csv(o["file"])
+    keep = list(range(len(head)))
+    if "cols" in o:
+        missing = [c for c in o["cols"].split(",") if c not in head]
+        if missing:
+            raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)}")
+        keep = [head.index(c) for c in o["cols"].split(",")]
+    return table([head[k] for k in keep], [[r[k] for k in keep] for r in rows]), [o["file"]]
+
+
+def t_text(page, args):
+    o = kv(args, ("file",))
+    with open(data_path(o["file"])) as f:
+        body = [line.rstrip("\n") for line in f if not line.startswith("# ")]
+    return ["```"] + body + ["```"], [o["file"]]
+
+
+ROW = re.compile(r"^\S+\s+(\S+)\s+(?:host|device)\s+([0-9.]+ (?:us|ms|s))\s+([0-9.]+ (?:us|ms|s))")
+
+
+def to_us(text):
+    v, unit = text.split()
+    return float(v) * {"us": 1, "ms": 1e3, "s": 1e6}[unit]
+
+
+def log_value(name, context, impl, field="median"):
+    with open(data_path(name)) as f:
+        lines = f.read().splitlines()
+    start = next((i for i, line in enumerate(lines) if context in line), None)
+    if start is None:
+        raise Error(f"docs/data/{name}: no line contains '{context}'")
+    for line in lines[start:]:
+        m = ROW.match(line)
+        if m and m.group(1) == impl:
+            return fmt_time(to_us(m.group(2 if field == "median" else 3)))
+    raise Error(f"docs/data/{name}: no {impl} line after '{context}'")
+
+
+def t_variants(page, args):
+    """make answers' log: '# ... measured DATE on GPU, course C' per run, '## variant NAME' and
+    '$ command' per measurement, then the runner's table line."""
+    o = kv(args, ("file",), ("labels",))
+    name = o["file"]
+    labels = dict(x.split("=", 1) for x in o.get("labels", "").split(";") if x)
+    cells, order, run, variant, dist = {}, [], "", "", ""
+    with open(data_path(name)) as f:
+        for line in f:
+            m = re.match(r"# \S+: measured (\S+) .* on (.*), course (\w+)", line)
+            if m:
+                run = f"course {m.group(3)}"
+                continue
+            m = re.match(r"## variant (\S+)", line)
+            if m:
+                variant = m.group(1)
+                continue
+            if line.startswith("$ "):
+                m = re.search(r"--dist (\S+)", line)
+                dist = m.group(1) if m else "uniform"
+                continue
+            m = ROW.match(line)
+            if m and variant:
+                key = (run, variant)
+                if key not in cells:
+                    order.append(key)
+                    cells[key] = {}
+                cells[key][dist] = fmt_time(to_us(m.group(2)))
+    dists = sorted({d for c in cells.values() for d in c}, key=lambda d: d != "constant")
+    rows = []
+    for run, variant in order:
+        m = re.match(r"d\d\d_stride(\d+)$", variant)
+        label = labels.get(f"{run.split()[-1]}:{variant}") or (
+            f"stride {m.group(1)} counters ({int(m.group(1)) * 4 // 64} lines)" if m else variant)
+        rows.append([run, label] + [cells[(run, variant)].get(d, "") for d in dists])
+    if not rows:
+        raise Error(f"docs/data/{name}: no variant")
+    return table(["run", "variant"] + [f"`--dist {d}`" for d in dists], rows), [name]
+
+
+KINDS = {"lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
+         "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}
