@@ -55,7 +55,7 @@ static double share_of_floor(const hist_result *r, const hist_stats *floor) {
 }
 
 void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
-                        const hist_stats *floor, double reference_us) {
+                       const hist_stats *floor, double reference_us) {
     const double bytes = (double)hist_samples(p);
     fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", "lesson", "implementation",
             "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "vs prev", "check");
@@ -90,8 +90,8 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
 }
 
 void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
-                      const hist_problem *p, const char *gpu, const hist_stats *floor,
-                      const hist_stats *clean, double reference_us) {
+                     const hist_problem *p, const char *gpu, const hist_stats *floor,
+                     const hist_stats *clean, double reference_us) {
     char dist[32];
     hist_dist_format(o->data.dist, dist, sizeof dist);
     fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"

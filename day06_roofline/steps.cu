@@ -346,12 +346,18 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
 
 /** @brief Step 1: the conflict-free layout, 32-bit loads 8 deep, scattered atomic flush.
  *  @param a the call's arguments @return HIST_OK or the failure */
-hist_status run_step1(const hist_args *a) { return run_roofline<4, 8, MERGE_ATOMIC, 0, false>(a); }
+hist_status run_step1(const hist_args *a) {
+    return run_roofline<4, 8, MERGE_ATOMIC, 0, false>(a);
+}
 /** @brief Step 2: 16-byte loads, 4 deep. @param a the call's arguments @return as step 1 */
-hist_status run_step2(const hist_args *a) { return run_roofline<16, 4, MERGE_ATOMIC, 0, false>(a); }
+hist_status run_step2(const hist_args *a) {
+    return run_roofline<16, 4, MERGE_ATOMIC, 0, false>(a);
+}
 /** @brief Step 3: step 1 with the bulk L2 prefetch two batches ahead.
  *  @param a the call's arguments @return as step 1 */
-hist_status run_step3(const hist_args *a) { return run_roofline<4, 8, MERGE_ATOMIC, 2, false>(a); }
+hist_status run_step3(const hist_args *a) {
+    return run_roofline<4, 8, MERGE_ATOMIC, 2, false>(a);
+}
 /** @brief Step 4: partials stored (scattered), summed by a second kernel.
  *  @param a the call's arguments @return as step 1 */
 hist_status run_step4(const hist_args *a) {
@@ -359,10 +365,14 @@ hist_status run_step4(const hist_args *a) {
 }
 /** @brief Step 5: partials stored coalesced, then summed. @param a the call's arguments
  *  @return as step 1 */
-hist_status run_step5(const hist_args *a) { return run_roofline<4, 8, MERGE_PARTIALS, 0, true>(a); }
+hist_status run_step5(const hist_args *a) {
+    return run_roofline<4, 8, MERGE_PARTIALS, 0, true>(a);
+}
 /** @brief Step 6: one kernel with the coalesced atomic flush. @param a the call's arguments
  *  @return as step 1 */
-hist_status run_step6(const hist_args *a) { return run_roofline<4, 8, MERGE_ATOMIC, 0, true>(a); }
+hist_status run_step6(const hist_args *a) {
+    return run_roofline<4, 8, MERGE_ATOMIC, 0, true>(a);
+}
 
 const char *unsupported_vec4(const hist_problem *p, const hist_device *dev) {
     return unsupported<4, 0>(p, dev);
