@@ -308,11 +308,12 @@ measure: all
 	tools/results/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"
 
 # The student edition (tools/student/student.sh): every SOLUTION region of the sources replaced by a
-# TODO block, the answer keys and other instructor-only files left out.
+# TODO block, the answer keys and other instructor-only files left out; made from one commit
+# (STUDENT_COMMIT=rev, default HEAD), never from uncommitted files.
 STUDENT_DIR ?= $(abspath $(CURDIR)/../$(notdir $(CURDIR))-student)
 student:
 	@test -f tools/student/student.sh || { echo "make student: this is the student edition already" >&2; exit 2; }
-	@tools/student/student.sh "$(STUDENT_DIR)"
+	@STUDENT_COMMIT="$(STUDENT_COMMIT)" tools/student/student.sh "$(STUDENT_DIR)"
 
 # Every exercise measured on this machine (instructor edition: tools/answers/exercises.py writes
 # docs/answers/data/, which the lessons' ANSWERS.md quote). EXERCISES=day04 for some only.

@@ -23,7 +23,41 @@
 /* ---- 1. one thread per sample ---- */
 
 /**
- * @brief One thread per sample: its channel is `i % channels`, one global atomic counts it.
+ * @brief Thread i of the grid counts sample i: its channel is `i % channels`, and one global
+ *        atomic adds it (ATOMIC), or a plain read-add-write that loses updates (the race demo's
+ *        naive_racy_kernel()).
+ * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
+ * @param n_samples `rows * channels`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning, as a bin map
+ * @param d_hist the output `[channels][bins]`
+ */
+template <bool ATOMIC>
+__device__ __forceinline__ void naive_count(const uint8_t *__restrict__ d_samples,
+                                            uint64_t n_samples, uint32_t channels, uint32_t bins,
+                                            hist_bin_map map, uint32_t *d_hist) {
+    // SOLUTION naive_count [gpu_naive]: thread i (of the whole grid) counts sample i, if there
+    //   is one: its channel is i % channels, its bin hist_bin_of(value, map) (negative: not
+    //   counted); then with ATOMIC one atomicAdd adds 1 to d_hist[channel * bins + bin], without
+    //   it a plain ++ of the same counter (the race demo: `make demo DAY=02`).
+    // stub: (void)d_samples, (void)n_samples, (void)channels, (void)bins, (void)map, (void)d_hist;
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_samples)
+        return;
+    const uint32_t channel = (uint32_t)(i % channels);
+    const int bin = hist_bin_of(d_samples[i], map);
+    if (bin < 0)
+        return;
+    if (ATOMIC)
+        atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
+    else
+        d_hist[(size_t)channel * bins + bin]++; /* read, add, write: updates get lost */
+    // END SOLUTION
+}
+
+/**
+ * @brief One thread per sample, one global atomic each (naive_count()).
  * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
  * @param n_samples `rows * channels`
  * @param channels channels per row
@@ -37,18 +71,7 @@
 __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                              uint32_t channels, uint32_t bins, hist_bin_map map,
                              uint32_t *__restrict__ d_hist) {
-    // SOLUTION naive_kernel [gpu_naive]: thread i (of the whole grid) counts sample i, if there
-    //   is one: its channel is i % channels, its bin hist_bin_of(value, map) (negative: not
-    //   counted), and one atomicAdd adds 1 to d_hist[channel * bins + bin].
-    // stub: (void)d_samples, (void)n_samples, (void)channels, (void)bins, (void)map, (void)d_hist;
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n_samples)
-        return;
-    const uint32_t channel = (uint32_t)(i % channels);
-    const int bin = hist_bin_of(d_samples[i], map);
-    if (bin >= 0)
-        atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
-    // END SOLUTION
+    naive_count<true>(d_samples, n_samples, channels, bins, map, d_hist);
 }
 
 /* ---- 2. interleaved coarsening: a grid-stride loop ---- */
@@ -106,12 +129,7 @@ __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint6
 __global__ void naive_racy_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_samples,
                                   uint32_t channels, uint32_t bins, hist_bin_map map,
                                   uint32_t *d_hist) {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n_samples)
-        return;
-    const int bin = hist_bin_of(d_samples[i], map);
-    if (bin >= 0)
-        d_hist[(size_t)(i % channels) * bins + bin]++; /* read, add, write: updates get lost */
+    naive_count<false>(d_samples, n_samples, channels, bins, map, d_hist);
 }
 
 /* ---- host wrappers: zero the output, launch, check ---- */

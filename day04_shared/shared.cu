@@ -129,66 +129,7 @@ __device__ __forceinline__ void flush_shared(const uint32_t *s_hist, uint32_t n,
     // END SOLUTION
 }
 
-/* ---- 1. one shared atomic per sample ---- */
-
-/**
- * @brief One shared atomic per sample into the block's `[group][bins]` histogram.
- * @param d_samples the input, row-major `[rows][channels]`
- * @param rows rows
- * @param channels channels per row
- * @param bins bins per channel
- * @param map the binning
- * @param group channels per block (its shared histogram is `[group][bins]`)
- * @param chunk_rows rows per block
- * @param d_hist the output `[channels][bins]`, zeroed before the launch
- * @par Launch
- * `plan_for()`: a grid of (channel groups, row chunks), SHARED_THREADS (512) threads,
- * `group * bins * 4` bytes of dynamic shared memory (opted in above 48 KiB), about
- * SHARED_BLOCKS_PER_SM blocks per SM; the output zeroed before.
- */
-__global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
-                              uint32_t channels, uint32_t bins, hist_bin_map map, uint32_t group,
-                              uint64_t chunk_rows, uint32_t *__restrict__ d_hist) {
-    extern __shared__ uint32_t s_hist[]; /* [group][bins] */
-    const tile t = tile_of_block(channels, group, rows, chunk_rows);
-    zero_shared(s_hist, t.group_channels * bins);
-
-    // SOLUTION shared_kernel [gpu_shared]: the count. This thread reads channel t.c0 + ch for
-    //   ch = t.lane, t.lane + t.lanes, ... (< t.group_channels), rows t.r0 + t.row_offset,
-    //   + t.rows_per_step, ... (< t.r1): ROWS_IN_FLIGHT loads first, then one shared atomicAdd
-    //   per sample into s_hist[ch * bins + bin] (hist_bin_of < 0: not counted); then the rows
-    //   left over, one at a time. Threads with t.row_offset >= t.rows_per_step have no rows.
-    // stub: (void)d_samples, (void)rows, (void)map;
-    if (t.row_offset < t.rows_per_step) {
-        const uint64_t step = t.rows_per_step;
-        for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
-            const uint8_t *column = d_samples + t.c0 + ch;
-            uint32_t *s_channel = s_hist + ch * bins;
-            uint64_t r = t.r0 + t.row_offset;
-            for (; r + (ROWS_IN_FLIGHT - 1) * step < t.r1; r += ROWS_IN_FLIGHT * step) {
-                uint8_t v[ROWS_IN_FLIGHT];
-#pragma unroll
-                for (int k = 0; k < ROWS_IN_FLIGHT; ++k) /* all loads first, then the atomics */
-                    v[k] = column[(r + k * step) * channels];
-#pragma unroll
-                for (int k = 0; k < ROWS_IN_FLIGHT; ++k) {
-                    const int bin = hist_bin_of(v[k], map);
-                    if (bin >= 0)
-                        atomicAdd(&s_channel[bin], 1u);
-                }
-            }
-            for (; r < t.r1; r += step) {
-                const int bin = hist_bin_of(column[r * channels], map);
-                if (bin >= 0)
-                    atomicAdd(&s_channel[bin], 1u);
-            }
-        }
-    }
-    // END SOLUTION
-    flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
-}
-
-/* ---- 2. aggregation: one atomic per run of equal bins ---- */
+/* ---- counting a tile: one shared atomic per sample, or per run of equal bins ---- */
 
 /**
  * @brief Extend the current run of equal bins, or close it with one atomic and start another.
@@ -215,7 +156,98 @@ __device__ __forceinline__ void aggregate(int bin, int &run_bin, uint32_t &run_l
 }
 
 /**
- * @brief shared_kernel() with PMPP's aggregation: one shared atomic per run of equal bins.
+ * @brief Count one sample's bin: a shared atomic (kernel 1), or PMPP's aggregation (kernel 2).
+ * @param bin the sample's bin, or -1 (not counted)
+ * @param run_bin AGGREGATE: the bin of the current run, or -1
+ * @param run_length AGGREGATE: its length
+ * @param s_channel this thread's channel's shared counters
+ */
+template <bool AGGREGATE>
+__device__ __forceinline__ void count_bin(int bin, int &run_bin, uint32_t &run_length,
+                                          uint32_t *s_channel) {
+    if (AGGREGATE)
+        aggregate(bin, run_bin, run_length, s_channel);
+    else if (bin >= 0)
+        atomicAdd(&s_channel[bin], 1u);
+}
+
+/**
+ * @brief This thread's share of the block's tile: its channels, down its rows, every sample's bin
+ *        counted by count_bin(); with AGGREGATE, the run left open at the end of a channel added.
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning
+ * @param t the block's tile and this thread's place in it
+ * @param s_hist the block's `[group][bins]` shared histogram, zeroed
+ */
+template <bool AGGREGATE>
+__device__ __forceinline__ void shared_count(const uint8_t *__restrict__ d_samples,
+                                             uint32_t channels, uint32_t bins, hist_bin_map map,
+                                             const tile &t, uint32_t *s_hist) {
+    // SOLUTION shared_count [gpu_shared gpu_shared_aggregate]: the count. This thread reads
+    //   channel t.c0 + ch for ch = t.lane, t.lane + t.lanes, ... (< t.group_channels), rows
+    //   t.r0 + t.row_offset, + t.rows_per_step, ... (< t.r1): ROWS_IN_FLIGHT loads first, then
+    //   count_bin<AGGREGATE>(hist_bin_of(value, map), run_bin, run_length, s_hist + ch * bins)
+    //   for each; then the rows left over, one at a time. Each channel starts with no run
+    //   (run_bin = -1, run_length = 0); with AGGREGATE, a run still open at its end is added with
+    //   one atomicAdd. Threads with t.row_offset >= t.rows_per_step have no rows.
+    // stub: (void)d_samples, (void)channels, (void)bins, (void)map, (void)t, (void)s_hist;
+    if (t.row_offset >= t.rows_per_step)
+        return;
+    const uint64_t step = t.rows_per_step;
+    for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
+        const uint8_t *column = d_samples + t.c0 + ch;
+        uint32_t *s_channel = s_hist + ch * bins;
+        int run_bin = -1; /* no run yet (and samples outside [lo, hi] are never flushed) */
+        uint32_t run_length = 0;
+        uint64_t r = t.r0 + t.row_offset;
+        for (; r + (ROWS_IN_FLIGHT - 1) * step < t.r1; r += ROWS_IN_FLIGHT * step) {
+            uint8_t v[ROWS_IN_FLIGHT];
+#pragma unroll
+            for (int k = 0; k < ROWS_IN_FLIGHT; ++k) /* all loads first, then the atomics */
+                v[k] = column[(r + k * step) * channels];
+#pragma unroll
+            for (int k = 0; k < ROWS_IN_FLIGHT; ++k)
+                count_bin<AGGREGATE>(hist_bin_of(v[k], map), run_bin, run_length, s_channel);
+        }
+        for (; r < t.r1; r += step)
+            count_bin<AGGREGATE>(hist_bin_of(column[r * channels], map), run_bin, run_length,
+                                 s_channel);
+        if (AGGREGATE && run_bin >= 0)
+            atomicAdd(&s_channel[run_bin], run_length);
+    }
+    // END SOLUTION
+}
+
+/**
+ * @brief Kernel 1: one shared atomic per sample into the block's `[group][bins]` histogram.
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row
+ * @param bins bins per channel
+ * @param map the binning
+ * @param group channels per block (its shared histogram is `[group][bins]`)
+ * @param chunk_rows rows per block
+ * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @par Launch
+ * `plan_for()`: a grid of (channel groups, row chunks), SHARED_THREADS (512) threads,
+ * `group * bins * 4` bytes of dynamic shared memory (opted in above 48 KiB), about
+ * SHARED_BLOCKS_PER_SM blocks per SM; the output zeroed before.
+ */
+__global__ void shared_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows,
+                              uint32_t channels, uint32_t bins, hist_bin_map map, uint32_t group,
+                              uint64_t chunk_rows, uint32_t *__restrict__ d_hist) {
+    extern __shared__ uint32_t s_hist[]; /* [group][bins] */
+    const tile t = tile_of_block(channels, group, rows, chunk_rows);
+    zero_shared(s_hist, t.group_channels * bins);
+    shared_count<false>(d_samples, channels, bins, map, t, s_hist);
+    flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
+}
+
+/**
+ * @brief Kernel 2: shared_kernel() with PMPP's aggregation, one shared atomic per run of equal
+ *        bins.
  * @param d_samples the input, row-major `[rows][channels]`
  * @param rows rows
  * @param channels channels per row
@@ -234,30 +266,7 @@ __global__ void shared_aggregate_kernel(const uint8_t *__restrict__ d_samples, u
     extern __shared__ uint32_t s_hist[]; /* [group][bins] */
     const tile t = tile_of_block(channels, group, rows, chunk_rows);
     zero_shared(s_hist, t.group_channels * bins);
-
-    if (t.row_offset < t.rows_per_step) {
-        const uint64_t step = t.rows_per_step;
-        for (uint32_t ch = t.lane; ch < t.group_channels; ch += t.lanes) {
-            const uint8_t *column = d_samples + t.c0 + ch;
-            uint32_t *s_channel = s_hist + ch * bins;
-            int run_bin = -1; /* no run yet (and samples outside [lo, hi] are never flushed) */
-            uint32_t run_length = 0;
-            uint64_t r = t.r0 + t.row_offset;
-            for (; r + (ROWS_IN_FLIGHT - 1) * step < t.r1; r += ROWS_IN_FLIGHT * step) {
-                uint8_t v[ROWS_IN_FLIGHT];
-#pragma unroll
-                for (int k = 0; k < ROWS_IN_FLIGHT; ++k)
-                    v[k] = column[(r + k * step) * channels];
-#pragma unroll
-                for (int k = 0; k < ROWS_IN_FLIGHT; ++k)
-                    aggregate(hist_bin_of(v[k], map), run_bin, run_length, s_channel);
-            }
-            for (; r < t.r1; r += step)
-                aggregate(hist_bin_of(column[r * channels], map), run_bin, run_length, s_channel);
-            if (run_bin >= 0)
-                atomicAdd(&s_channel[run_bin], run_length);
-        }
-    }
+    shared_count<true>(d_samples, channels, bins, map, t, s_hist);
     flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);
 }
 

@@ -29,7 +29,7 @@ uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chu
  * @return virtual channels per virtual row
  */
 static uint32_t virtual_width(uint32_t channels) {
-    // SOLUTION virtual_width [gpu_r6_v7_any_shape gpu_roofline]: rows per word-aligned run k = 4 / gcd(channels, 4)
+    // SOLUTION virtual_width [gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]: rows per word-aligned run k = 4 / gcd(channels, 4)
     //   (1, 2 or 4); width = k * channels; if width < 128, the largest multiple of width that is
     //   at most 128.
     // stub: return channels;

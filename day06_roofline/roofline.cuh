@@ -50,7 +50,7 @@
  * @return the channel, 0..127
  */
 template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
-    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline]:
+    // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]:
     //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
     //   and VEC 16 channel 16w + 4q + b with w = bank % 8, q = bank / 8.
     // stub: return slot;
@@ -69,7 +69,7 @@ template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t 
  * @param s_word this lane's slot of byte 0 in `[bin][slot]`
  */
 __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
-    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline]:
+    // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]:
     //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
     //   row of 128 slots in [bin][slot]; the byte's slot is 32 * b past s_word's.
     // stub: (void)v, (void)s_word;

@@ -119,6 +119,20 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
  * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
  * one channel: one 128-byte line per instruction. */
 /**
+ * @brief One counter of the block reaches the output: stored as a partial (MERGE_PARTIALS), or
+ *        added with a global atomic when it is not zero (MERGE_ATOMIC).
+ * @param dest the output's counter, or this chunk's partial
+ * @param count the block's count
+ */
+template <merge_mode MERGE>
+__device__ __forceinline__ void merge_count(uint32_t *dest, uint32_t count) {
+    if (MERGE == MERGE_PARTIALS)
+        *dest = count;
+    else if (count > 0)
+        atomicAdd(dest, count);
+}
+
+/**
  * @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction.
  * @param s_hist the block's `[bin][slot]` histogram
  * @param c0 the block's first channel
@@ -132,12 +146,7 @@ __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t
         const uint32_t bin = k / R6_CHANNELS, channel = slot_to_channel<VEC>(k % R6_CHANNELS);
         if (channel >= group_channels)
             continue;
-        const uint32_t count = s_hist[k];
-        uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + bin];
-        if (MERGE == MERGE_PARTIALS)
-            *dest = count;
-        else if (count > 0)
-            atomicAdd(dest, count);
+        merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + bin], s_hist[k]);
     }
 }
 
@@ -155,8 +164,8 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
     // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel]: 64 bins at a time: copy
     //   s_hist[(b0 + bin) * 128 + slot] to s_flush[slot * 65 + bin] (k = bin * 128 + slot per
     //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
-    //   consecutive bins of one channel: skip channels >= group_channels, then MERGE_PARTIALS
-    //   stores, MERGE_ATOMIC adds the non-zero counts; barrier before the next 64 bins.
+    //   consecutive bins of one channel: skip channels >= group_channels, then merge_count<MERGE>
+    //   each count into its output counter; barrier before the next 64 bins.
     // stub: (void)s_hist, (void)s_flush, (void)c0, (void)group_channels, (void)d_dest;
     const uint32_t pad = R6_FLUSH_BINS + 1;
     for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
@@ -170,12 +179,8 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
             const uint32_t channel = slot_to_channel<VEC>(slot);
             if (channel >= group_channels)
                 continue;
-            const uint32_t count = s_flush[slot * pad + bin];
-            uint32_t *dest = &d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin];
-            if (MERGE == MERGE_PARTIALS)
-                *dest = count;
-            else if (count > 0)
-                atomicAdd(dest, count);
+            merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin],
+                               s_flush[slot * pad + bin]);
         }
         __syncthreads(); /* the buffer is read before the next round overwrites it */
     }

@@ -210,9 +210,10 @@ static hist_status run_copy_then_count(const hist_args *a) {
 /** @brief How the rows of a pipeline are cut: whole rows per chunk, and each chunk buffer's size
  *  (a multiple of 256 bytes, so that every buffer starts where a whole input would). */
 typedef struct chunking {
-    uint64_t rows; /**< rows per chunk (the last chunk may have fewer), at least 1 */
-    size_t bytes;  /**< bytes between one chunk buffer and the next */
-    size_t hist;   /**< bytes of the histogram */
+    uint64_t rows;  /**< rows per chunk (the last chunk may have fewer), at least 1 */
+    uint64_t count; /**< how many chunks */
+    size_t bytes;   /**< bytes between one chunk buffer and the next */
+    size_t hist;    /**< bytes of the histogram */
 } chunking;
 
 /**
@@ -225,9 +226,68 @@ typedef struct chunking {
  */
 static hist_status cut_into_chunks(gpu_state *g, const hist_problem *p, chunking *c) {
     c->rows = day07_chunk_bytes / p->channels > 0 ? day07_chunk_bytes / p->channels : 1;
+    c->count = HIST_CEIL_DIV(p->rows, c->rows);
     c->bytes = (size_t)(c->rows * p->channels + 255) / 256 * 256;
     c->hist = (size_t)hist_counters(p) * sizeof(uint32_t);
     return ensure_buffers(g, PIPE_STREAMS * c->bytes, at_least_16(c->hist));
+}
+
+/** @brief Chunk k of the rows: how many, which stream and buffer, where its bytes are. */
+typedef struct pipe_chunk {
+    uint64_t rows;          /**< its rows (the last chunk may have fewer) */
+    int b;                  /**< its stream and buffer: k % PIPE_STREAMS */
+    uint8_t *d_chunk;       /**< its buffer on the GPU */
+    const uint8_t *h_chunk; /**< its bytes in pinned host memory */
+} pipe_chunk;
+
+/**
+ * @brief Chunk @p k of the cut @p c of @p p's rows at @p h_samples, on GPU @p g.
+ * @param g the GPU (its buffers)
+ * @param p the rows
+ * @param c the cut
+ * @param h_samples the rows' bytes in pinned host memory
+ * @param k which chunk, 0 .. c->count - 1
+ * @return the chunk
+ */
+static pipe_chunk chunk_of(const gpu_state *g, const hist_problem *p, const chunking *c,
+                           const uint8_t *h_samples, uint64_t k) {
+    const uint64_t row = k * c->rows;
+    pipe_chunk ch;
+    ch.rows = p->rows - row < c->rows ? p->rows - row : c->rows;
+    ch.b = (int)(k % PIPE_STREAMS);
+    ch.d_chunk = g->d_in + (size_t)ch.b * c->bytes;
+    ch.h_chunk = h_samples + row * p->channels;
+    return ch;
+}
+
+/**
+ * @brief Queue on @p stream the copy of chunk @p ch from host memory into its buffer.
+ * @param ch the chunk
+ * @param channels channels per row
+ * @param stream the stream
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status copy_chunk(const pipe_chunk *ch, uint32_t channels, cudaStream_t stream) {
+    HIST_CUDA_TRY(cudaMemcpyAsync(ch->d_chunk, ch->h_chunk, (size_t)(ch->rows * channels),
+                                  cudaMemcpyHostToDevice, stream));
+    return HIST_OK;
+}
+
+/**
+ * @brief Queue on @p stream day 06's final kernel over chunk @p ch, adding its counts to
+ *        `g->d_hist` (day06_final_launch() with zero = 0).
+ * @param g the GPU
+ * @param p the rows (channels and binning)
+ * @param ch the chunk, in its buffer
+ * @param stream the stream
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status count_chunk(gpu_state *g, const hist_problem *p, const pipe_chunk *ch,
+                               cudaStream_t stream) {
+    const hist_problem chunk = {ch->rows, p->channels, p->binning};
+    const hist_args on_gpu = {&chunk, ch->d_chunk, g->d_hist, NULL, &g->dev, 1};
+    uint32_t blocks;
+    return day06_final_launch(&on_gpu, 0, stream, NULL, &blocks);
 }
 
 /**
@@ -245,36 +305,27 @@ static hist_status enqueue_chunks(gpu_state *g, const hist_problem *p, const uin
     hist_status s = cut_into_chunks(g, p, &c);
     if (s != HIST_OK)
         return s;
-    const uint64_t row_bytes = p->channels, chunk_rows = c.rows;
-    const size_t chunk_bytes = c.bytes, hist_bytes = c.hist;
     /* the histogram is zeroed once; every stream waits for that before its first count */
-    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, hist_bytes, g->streams[0]));
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, c.hist, g->streams[0]));
     HIST_CUDA_TRY(cudaEventRecord(g->events[2 * PIPE_STREAMS], g->streams[0]));
     for (int k = 1; k < PIPE_STREAMS; ++k)
         HIST_CUDA_TRY(cudaStreamWaitEvent(g->streams[k], g->events[2 * PIPE_STREAMS], 0));
 
-    // SOLUTION enqueue_chunks [pipe_streams]: for chunk k = 0, 1, ... of chunk_rows rows
-    //   (the last one shorter): its stream and buffer are number k % PIPE_STREAMS (buffer b starts
-    //   at g->d_in + b * chunk_bytes); queue on that stream the copy of the chunk's bytes from
-    //   h_samples (cudaMemcpyAsync, host to device), then day06_final_launch() on a problem of the
-    //   chunk's rows, with zero = 0 so that it adds to g->d_hist. Work on one stream runs in
-    //   order, so a buffer is reused only after its last count; work on different streams
-    //   overlaps.
-    // stub: (void)row_bytes, (void)chunk_rows, (void)chunk_bytes, (void)h_samples;
-    for (uint64_t row = 0, k = 0; row < p->rows; row += chunk_rows, ++k) {
-        const uint64_t rows = p->rows - row < chunk_rows ? p->rows - row : chunk_rows;
-        const int b = (int)(k % PIPE_STREAMS);
-        uint8_t *d_chunk = g->d_in + (size_t)b * chunk_bytes;
-        HIST_CUDA_TRY(cudaMemcpyAsync(d_chunk, h_samples + row * row_bytes,
-                                      (size_t)(rows * row_bytes), cudaMemcpyHostToDevice,
-                                      g->streams[b]));
-        const hist_problem chunk = {rows, p->channels, p->binning};
-        const hist_args on_gpu = {&chunk, d_chunk, g->d_hist, NULL, &g->dev, 1};
-        uint32_t blocks;
-        hist_status launched = day06_final_launch(&on_gpu, 0, g->streams[b], NULL, &blocks);
-        if (launched != HIST_OK)
-            return launched;
+    // SOLUTION enqueue_chunks [pipe_streams]: for chunk k = 0 .. c.count - 1 (chunk_of() gives
+    //   its rows, its stream and buffer number ch.b = k % PIPE_STREAMS, and where its bytes are):
+    //   queue on its stream g->streams[ch.b] first its copy (copy_chunk()), then its count
+    //   (count_chunk(), which adds to g->d_hist); return the first failure. Work on one stream
+    //   runs in order, so a buffer is reused only after its last count; work on different
+    //   streams overlaps.
+    // stub: (void)h_samples;
+    for (uint64_t k = 0; k < c.count && s == HIST_OK; ++k) {
+        const pipe_chunk ch = chunk_of(g, p, &c, h_samples, k);
+        s = copy_chunk(&ch, p->channels, g->streams[ch.b]);
+        if (s == HIST_OK)
+            s = count_chunk(g, p, &ch, g->streams[ch.b]);
     }
+    if (s != HIST_OK)
+        return s;
     // END SOLUTION
 
     /* stream 0 waits for the others' last counts */
@@ -314,28 +365,20 @@ static hist_status enqueue_copy_stream(gpu_state *g, const hist_problem *p,
     hist_status s = cut_into_chunks(g, p, &c);
     if (s != HIST_OK)
         return s;
-    const uint64_t row_bytes = p->channels, chunk_rows = c.rows;
-    const size_t chunk_bytes = c.bytes, hist_bytes = c.hist;
     cudaStream_t count = g->streams[0], copy = g->streams[1];
     cudaEvent_t *copied = g->events, *counted = g->events + PIPE_STREAMS;
-    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, hist_bytes, count));
-    for (uint64_t row = 0, k = 0; row < p->rows; row += chunk_rows, ++k) {
-        const uint64_t rows = p->rows - row < chunk_rows ? p->rows - row : chunk_rows;
-        const int b = (int)(k % PIPE_STREAMS);
-        uint8_t *d_chunk = g->d_in + (size_t)b * chunk_bytes;
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, c.hist, count));
+    for (uint64_t k = 0; k < c.count; ++k) {
+        const pipe_chunk ch = chunk_of(g, p, &c, h_samples, k);
         if (k >= PIPE_STREAMS) /* the buffer's previous chunk must be counted */
-            HIST_CUDA_TRY(cudaStreamWaitEvent(copy, counted[b], 0));
-        HIST_CUDA_TRY(cudaMemcpyAsync(d_chunk, h_samples + row * row_bytes,
-                                      (size_t)(rows * row_bytes), cudaMemcpyHostToDevice, copy));
-        HIST_CUDA_TRY(cudaEventRecord(copied[b], copy));
-        HIST_CUDA_TRY(cudaStreamWaitEvent(count, copied[b], 0));
-        const hist_problem chunk = {rows, p->channels, p->binning};
-        const hist_args on_gpu = {&chunk, d_chunk, g->d_hist, NULL, &g->dev, 1};
-        uint32_t blocks;
-        s = day06_final_launch(&on_gpu, 0, count, NULL, &blocks);
-        if (s != HIST_OK)
+            HIST_CUDA_TRY(cudaStreamWaitEvent(copy, counted[ch.b], 0));
+        if ((s = copy_chunk(&ch, p->channels, copy)) != HIST_OK)
             return s;
-        HIST_CUDA_TRY(cudaEventRecord(counted[b], count));
+        HIST_CUDA_TRY(cudaEventRecord(copied[ch.b], copy));
+        HIST_CUDA_TRY(cudaStreamWaitEvent(count, copied[ch.b], 0));
+        if ((s = count_chunk(g, p, &ch, count)) != HIST_OK)
+            return s;
+        HIST_CUDA_TRY(cudaEventRecord(counted[ch.b], count));
     }
     return HIST_OK;
 }

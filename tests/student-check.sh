@@ -7,7 +7,8 @@
 #  - every failing test says "not written yet", and nothing else fails;
 #  - the unwritten parts the tests name are exactly tests/student-expected.txt (so a region left
 #    unmarked, or marked by mistake, is caught), and every lesson has something to write;
-#  - no instructor-only file (answer keys, wrong kernels) is in it.
+#  - no instructor-only file (answer keys, wrong kernels) is in it, and no solution stands
+#    anywhere in it (tools/student/leaks.py);
 # Then it writes the solution back over day04's TODOs and checks that day04's lesson test passes
 # (on a machine without a GPU its GPU tests skip).
 set -euo pipefail
@@ -24,6 +25,8 @@ for f in day*/ANSWERS.md tests/wrong/wrong.h tests/test_wrong.c tools/student/st
 done
 grep -rl '// SOLUTION ' "$dir" --include='*.c' --include='*.cu' --include='*.cuh' --include='*.h' &&
     fail "SOLUTION regions left in the student edition"
+# no solution given away elsewhere in the student's files (a sibling kernel, a README, an answer)
+python3 tools/student/leaks.py . "$dir" || fail "the student edition gives a solution away (above)"
 
 (cd "$dir" && make -s -j"$(nproc)" all >"$work/build.txt" 2>&1) ||
     { cat "$work/build.txt"; fail "the student edition does not build"; }

@@ -87,10 +87,10 @@ VARIANTS = {
                        "    return bins;")],
     "d01_byte_loop": [
         (D01, "\n/** @brief Day 01's registry. */", BYTE_LOOP),
-        (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5},''',
-         '''     "any shape and binning", NULL, NULL, run_private, 0.5},
+        (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0},''',
+         '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0},
     {"cpu_byte_loop", "day01_cpu", HIST_HOST, "hist[c * 256 + v]++, no table",
-     "byte histogram only", byte_only, NULL, run_byte_loop, 0},'''),
+     "byte histogram only", byte_only, NULL, run_byte_loop, 0, 0},'''),
     ],
     "d01_interleave1": [(D01, "#define CPU_MIN_INTERLEAVE 4", "#define CPU_MIN_INTERLEAVE 1")],
     "d02_contiguous": [(D02, COARSE_BODY, CONTIGUOUS)],
@@ -233,7 +233,20 @@ def build(variant, days):
     return variant, True, ""
 
 
+def check_edits():
+    """--check (CI): every variant's edits still apply to the sources as they are."""
+    missing = [(v, path) for v, edits in VARIANTS.items() for path, old, _ in edits
+               if old not in open(os.path.join(ROOT, path)).read()]
+    for v, path in missing:
+        print(f"exercises.py: variant {v}: its text is no longer in {path}", file=sys.stderr)
+    if not missing:
+        print(f"exercises.py: the edits of all {len(VARIANTS)} variants apply")
+    return 1 if missing else 0
+
+
 def main():
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(check_edits())
     only = sys.argv[1:]
     exercises = {k: v for k, v in EXERCISES.items() if not only or any(k.startswith(o) for o in only)}
     needed = {}

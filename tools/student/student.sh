@@ -18,7 +18,8 @@
 # Files named in tools/student/instructor-only.txt (answer keys, the deliberately wrong kernels, this
 # script, CI) are left out; everything else is copied as it is. DIR must not exist or be empty,
 # and must lie outside this repository. DIR becomes a git repository with one commit, so that a
-# student's `git diff` shows exactly what they wrote.
+# student's `git diff` shows exactly what they wrote. In a git checkout the edition is made from
+# one commit (STUDENT_COMMIT, default HEAD), never from uncommitted files.
 set -euo pipefail
 
 die() { echo "make student: $*" >&2; exit 2; }
@@ -36,14 +37,23 @@ case "$dest/" in
 esac
 [ -z "$(ls -A -- "$dest")" ] || die "'$dest' is not empty; choose a new folder"
 
-# the files of the instructor edition: git's view when there is one (tracked and untracked, not
-# ignored), else every file but the build outputs
+# the files of the instructor edition: in a git checkout, exactly those of one commit
+# (STUDENT_COMMIT, default HEAD), unpacked apart, so that nothing uncommitted is mixed in; outside
+# one, every file but the build outputs, as it is
+from="a working tree (not a git checkout)" note=""
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -z --cached --others --exclude-standard | xargs -0 -n1 | sort -u >"$dest/.files"
-else
-    find . -type f ! -path './build/*' ! -path './results/*' ! -path './docs/html/*' \
-        ! -path './.git/*' | sed 's|^\./||' | sort >"$dest/.files"
+    rev=$(git rev-parse --verify -q "${STUDENT_COMMIT:-HEAD}^{commit}") ||
+        die "STUDENT_COMMIT=${STUDENT_COMMIT:-HEAD} names no commit of this repository"
+    from="commit $(git rev-parse --short "$rev")"
+    [ -z "$(git status --porcelain --untracked-files=normal 2>/dev/null)" ] ||
+        note=" (the working tree's uncommitted changes are not in it: commit them first to publish them)"
+    tree=$(mktemp -d)
+    trap 'rm -rf "$tree"' EXIT
+    git archive "$rev" | tar -x -C "$tree"
+    cd "$tree"
 fi
+find . -type f ! -path './build/*' ! -path './results/*' ! -path './docs/html/*' \
+    ! -path './.git/*' | sed 's|^\./||' | sort >"$dest/.files"
 
 # instructor-only patterns (shell globs, one per line, # comments)
 is_instructor_only() {
@@ -89,6 +99,23 @@ strip_regions() {
     }' "$1"
 }
 
+# A page as the student edition shows it: the lines between "<!-- instructor -->" and
+# "<!-- /instructor -->" left out (answers, measurements of an exercise, the instructor's tools),
+# the lines between "<!-- student" and "-->" kept without the two marker lines (text for the
+# student edition only, a comment in the instructor edition). Exit status 3 on a block left open.
+edition_text() {
+    awk -v file="$1" '
+    /^<!-- instructor -->[ \t]*$/ { if (mode) bad = 1; mode = "i"; begin = NR; next }
+    /^<!-- \/instructor -->[ \t]*$/ { if (mode != "i") bad = 1; mode = ""; next }
+    /^<!-- student[ \t]*$/ { if (mode) bad = 1; mode = "s"; begin = NR; next }
+    mode == "s" && /^-->[ \t]*$/ { mode = ""; next }
+    mode == "i" { next }
+    { print }
+    END {
+        if (bad || mode) { printf "%s:%d: an instructor/student block is not closed\n", file, begin > "/dev/stderr"; exit 3 }
+    }' "$1"
+}
+
 copied=0 left_out=0 regions=0 files_with_regions=0
 while IFS= read -r f; do
     [ -f "$f" ] || continue
@@ -106,6 +133,7 @@ while IFS= read -r f; do
         else
             cp -p "$f" "$dest/$f"
         fi ;;
+    *.md) edition_text "$f" >"$dest/$f" || die "malformed instructor/student block in $f" ;;
     *) cp -p "$f" "$dest/$f" ;;
     esac
     [ ! -x "$f" ] || chmod +x "$dest/$f"
@@ -114,11 +142,10 @@ done <"$dest/.files"
 rm -f "$dest/.files"
 
 if command -v git >/dev/null 2>&1; then
-    from=$(git rev-parse --short HEAD 2>/dev/null || echo "a working tree")
     (cd "$dest" && git init -q && git add -A &&
         git -c user.name="GPU histogram course" -c user.email="course@localhost" \
             commit -q -m "Student edition, generated from $from by make student")
 fi
-echo "student edition in $dest: $copied files, $regions TODO regions in $files_with_regions files," \
-    "$left_out instructor-only files left out"
+echo "student edition in $dest, from $from: $copied files, $regions TODO regions in" \
+    "$files_with_regions files, $left_out instructor-only files left out$note"
 echo "next: cd $dest && make test DAY=01"
