@@ -15,9 +15,11 @@ include common/common.mk
 
 ALL_LESSONS := $(patsubst %/Makefile,%,$(sort $(wildcard day[0-9][0-9]_*/Makefile)))
 ifdef DAY
-LESSONS := $(filter day$(DAY)_%,$(ALL_LESSONS))
+# DAY=4, DAY=04, DAY=day04 and DAY=day04_shared all name day04_shared
+DAY_NN := $(shell printf '%s' '$(DAY)' | sed -E 's/^day//; s/_.*$$//; s/^([0-9])$$/0\1/')
+LESSONS := $(filter day$(DAY_NN)_%,$(ALL_LESSONS))
 ifeq ($(LESSONS),)
-$(error DAY=$(DAY): no lesson folder dayNN_* matches; lessons: $(ALL_LESSONS))
+$(error DAY=$(DAY) names no lesson; DAY takes a lesson's number or folder (4, 04, day04_shared) of: $(ALL_LESSONS))
 endif
 else
 LESSONS := $(ALL_LESSONS)
@@ -152,56 +154,70 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
         format-check
 .DEFAULT_GOAL := all
 
-# build/course and build/dayNN_name name the programs of the configuration built last
+# build/course and build/dayNN_name name the programs of the configuration built last: every
+# target that builds them (all, run, test, grade, ...) makes the links, so the README's commands
+# work after any of them
 LINKS := $(if $(DAY),,build/course) $(foreach l,$(LESSONS),build/$(l))
-all: $(if $(DAY),,$(COURSE_BIN)) $(foreach l,$(LESSONS),$($(l)_BIN) $($(l)_PROGRAMS))
+LINKED_BINS := $(if $(DAY),,$(COURSE_BIN)) $(foreach l,$(LESSONS),$($(l)_BIN))
+.PHONY: links
+links: $(LINKED_BINS)
 	@$(if $(DAY),,ln -sfn $(CONFIG)/course build/course;) \
 	  for l in $(LESSONS); do ln -sfn "$(CONFIG)/$$l/$$l" "build/$$l"; done
+all: links $(foreach l,$(LESSONS),$($(l)_PROGRAMS))
 	@echo "built for $(ARCH)$(if $(SANITIZE_ON), with sanitizers): $(LINKS)"
 
 RUN_PRESETS ?= main small-binned
 # the course runner, or with DAY the lesson's own program
 RUN_BIN := $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)),$(COURSE_BIN))
-run: $(RUN_BIN)
-	@mkdir -p results
+# Where the results CSVs go: the whole course's own runs in results/ (make plot draws them);
+# a lesson's run in results/<lesson>/, a run with ARGS in results/args/, so that neither
+# replaces the course's
+RUN_RESULTS := results$(if $(DAY),/$(LESSONS))$(if $(ARGS),/args)
+run: links $(RUN_BIN)
+	@mkdir -p $(RUN_RESULTS)
 ifdef ARGS
-	@set -e; for bin in $(RUN_BIN); do ./$$bin --results results $(ARGS); done
+	@set -e; for bin in $(RUN_BIN); do ./$$bin --results $(RUN_RESULTS) $(ARGS); done
 else
 	@set -e; for bin in $(RUN_BIN); do for preset in $(RUN_PRESETS); do \
-	  echo "== $${bin##*/} --preset $$preset"; ./$$bin --results results --preset $$preset; echo; \
+	  echo "== $${bin##*/} --preset $$preset"; ./$$bin --results $(RUN_RESULTS) --preset $$preset; echo; \
 	done; done
 endif
+	@echo "results: $(RUN_RESULTS)/"
 
 # REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up).
 GRADES := $(BUILD)/grades
-test: $(TEST_BINS)
-	@mkdir -p $(GRADES); status=0; for t in $(TEST_BINS); do \
-	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t || status=1; done; \
-	if [ $$status -ne 0 ]; then echo "make test: some tests FAILED" >&2; fi; exit $$status
+# The output: one line per test program and the failing tests' own output (tests/run-tests.sh);
+# V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
+test: links $(TEST_BINS)
+	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
+	  tests/run-tests.sh $(BUILD)/test-logs $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).
-grade: $(foreach l,$(LESSONS),$($(l)_TESTS))
-	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $^; do \
+grade: links $(foreach l,$(LESSONS),$($(l)_TESTS))
+	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $(filter-out links,$^); do \
 	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
-	done; tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
+	done; HIST_ALL_LESSONS="$(ALL_LESSONS)" tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 
 # The 1-D lesson's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 sweep: $(COURSE_BIN)
 	tools/results/sweep.sh ./$(COURSE_BIN) $(ARGS)
 
-# The charts (docs/images): the newest main-preset CSV under results/ (written by make run), or the
-# H100 run kept in docs/data; the sweep likewise.
-PLOT_CSV ?= $(firstword $(shell ls -t results/*_main_uniform.csv 2>/dev/null) docs/data/h100_main_uniform.csv)
+# The charts of your own runs: the newest main-preset CSV of a GPU under results/ (make run) and
+# results/sweep.csv (make sweep), drawn into results/charts/. Nothing tracked is touched unless
+# asked: the course's own charts are `make plot PLOT_CSV=docs/data/h100_main_uniform.csv
+# PLOT_SWEEP=docs/data/h100_sweep.csv PLOT_DIR=docs/images`.
+PLOT_CSV ?= $(firstword $(filter-out results/cpu-only_%,$(shell ls -t results/*_main_uniform.csv 2>/dev/null)))
 PLOT_SWEEP ?= $(firstword $(wildcard results/sweep.csv) docs/data/h100_sweep.csv)
+PLOT_DIR ?= results/charts
 plot:
-	@tools/build/ensure-deps.sh gnuplot
-	@mkdir -p docs/images
-	gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='docs/images'" tools/results/plot.gp
-	@echo "docs/images/progression.svg|png from $(PLOT_CSV); docs/images/sweep.svg|png from $(PLOT_SWEEP)"
+	@test -n "$(PLOT_CSV)" || { echo "make plot: no GPU results to draw yet: run make run on a machine with a GPU (results/ holds $(words $(wildcard results/*.csv)) CSV files, none of a GPU's main preset)"; exit 0; }; \
+	  tools/build/ensure-deps.sh gnuplot && mkdir -p $(PLOT_DIR) && \
+	  gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='$(PLOT_DIR)'" tools/results/plot.gp && \
+	  echo "$(PLOT_DIR)/progression.svg|png from $(PLOT_CSV); $(PLOT_DIR)/sweep.svg|png from $(PLOT_SWEEP)"
 
 # Every measured table and figure of the READMEs, from the data kept in docs/data (tools/results/tables.py
 # says how a README marks them), the lesson table of README.md included (it lists every lesson
@@ -322,27 +338,30 @@ answers:
 	python3 tools/answers/exercises.py $(EXERCISES)
 
 help:
-	@echo "make all      build every lesson and the course runner (build/course, build/dayNN_name)"
-	@echo "make run      every implementation of every lesson in one process, on the main and"
-	@echo "              small-binned presets (ARGS=\"--preset small-binned --dist constant\" to choose)"
-	@echo "make test     build and run the CMocka tests: the harness, every lesson, the property test"
-	@echo "              (REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)"
-	@echo "make docs     the instructors' notes: Doxygen HTML in docs/html"
-	@echo "make plot     the charts in docs/images from the newest results (gnuplot)"
-	@echo "make measure every measurement the READMEs quote, kept in docs/data (on a lab GPU)"
-	@echo "make tables  every measured table and figure of the READMEs, from docs/data"
-	@echo "make sweep    small-binned at growing sizes: where each GPU lesson overtakes the CPU"
-	@echo "make fuzz     libFuzzer on the .npy reader for FUZZ_SECONDS (default 60)"
-	@echo "make sanitize compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel"
-	@echo "make profile  Nsight Compute table of one lesson's kernels (DAY=05)"
-	@echo "make ptxas    registers and shared memory of the kernels (DAY=06 for one lesson)"
-	@echo "make format   clang-format every C and CUDA source (format-check: CI's check)"
-	@echo "make check-architecture  the rules of docs/ARCHITECTURE.md (folders, includes, function size)"
-	@echo "make student  the student edition in STUDENT_DIR (default: next to this folder)"
-	@echo "make grade    make test for every lesson, then one table of points per lesson"
-	@echo "make answers  measure every exercise (instructor edition; docs/answers/data)"
-	@echo "make clean    remove every build folder"
-	@echo "lessons: $(ALL_LESSONS)$(foreach l,$(ALL_LESSONS),$(if $($(l)_TARGETS),; $(l): $($(l)_TARGETS)))"
+	@printf '%-14s %s\n' \
+	  "make all" "build every lesson and the course runner (build/course, build/dayNN_name)" \
+	  "make run" "every implementation of every lesson, main and small-binned presets" \
+	  "" "(ARGS=\"--preset small-binned --dist constant\" to choose; results in results/)" \
+	  "make test" "the CMocka tests: the harness, every lesson, the property test" \
+	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)" \
+	  "make grade" "make test for every lesson, then one table of points per lesson" \
+	  "make docs" "the instructors' notes: Doxygen HTML in docs/html" \
+	  "make plot" "charts of your newest GPU results, in results/charts (gnuplot)" \
+	  "make sweep" "small-binned at growing sizes: where each GPU lesson overtakes the CPU" \
+	  "make profile" "Nsight Compute table of one lesson's kernels (DAY=05)" \
+	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
+	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
+	  "make fuzz" "libFuzzer on the .npy reader for FUZZ_SECONDS (default 60)" \
+	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
+	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
+	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
+	  "make check-architecture" "" \
+	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
+	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
+	  "make answers" "measure every exercise (instructor edition; docs/answers/data)" \
+	  "make clean" "remove every build folder"
+	@echo "lessons (DAY=4, DAY=04 or DAY=day04_shared): $(ALL_LESSONS)"
+	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90),"
 	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1"
 

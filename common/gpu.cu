@@ -36,13 +36,15 @@ struct hist_gpu {
 extern "C" hist_status hist_device_open(hist_device *dev) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) {
-        cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
-        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA GPU found (the CUDA runtime says: %s)",
+    if (err != cudaSuccess)
+        cudaGetLastError(); /* clear the error so later calls start clean */
+    /* no driver (a machine without an NVIDIA GPU) and no device read the same to a student */
+    if ((err == cudaSuccess && count == 0) || err == cudaErrorNoDevice ||
+        err == cudaErrorInsufficientDriver)
+        return hist_fail(HIST_ERR_NO_DEVICE, "%s", HIST_NO_GPU);
+    if (err != cudaSuccess)
+        return hist_fail(HIST_ERR_NO_DEVICE, "the CUDA runtime cannot use the GPU: %s",
                          cudaGetErrorString(err));
-    }
-    if (count == 0)
-        return hist_fail(HIST_ERR_NO_DEVICE, "no CUDA GPU found (the driver reports 0 devices)");
     cudaDeviceProp prop;
     HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
     HIST_CUDA_TRY(cudaSetDevice(0));

@@ -15,10 +15,15 @@
 extern "C" {
 #endif
 
+/** @brief Why GPU work is skipped on a machine without an NVIDIA GPU or driver: the words every
+ *  program and test uses for it (any other failure of the runtime is reported as it is). */
+#define HIST_NO_GPU "no NVIDIA driver/GPU found"
+
 /**
  * @brief Find the CUDA device to use (device 0) and read its properties.
- * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason (no driver, no device) in
- *         hist_last_error(); the runner then skips GPU work instead of failing.
+ * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason in hist_last_error(): HIST_NO_GPU when
+ *         there is no driver or no device, otherwise the runtime's own error; the runner then
+ *         skips GPU work instead of failing.
  * @param dev filled with the device's properties
  */
 hist_status hist_device_open(hist_device *dev);

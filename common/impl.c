@@ -57,7 +57,8 @@ static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
     for (int i = 0; i < total && s == HIST_OK; ++i) {
         if (progress)
             fprintf(stderr, "\r  %-24s rep %d/%d ", impl->name, i + 1, total);
-        memset(hist, 0xFF, hist_bytes); /* an implementation must zero its own output */
+        memset(hist, 0xFF,
+               hist_bytes); /* HIST_POISON: an implementation must zero its own output */
         const double t0 = hist_now_us();
         s = impl->run(&args);
         const double t1 = hist_now_us();

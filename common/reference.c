@@ -29,6 +29,7 @@ uint64_t hist_verify(const hist_problem *p, const uint32_t *expected, const uint
     const uint32_t bins = hist_bins(p->binning);
     const uint64_t n = hist_counters(p);
     uint64_t mismatches = 0;
+    int poisoned = 0;
     for (uint64_t i = 0; i < n; ++i) {
         if (expected[i] == got[i])
             continue;
@@ -37,10 +38,18 @@ uint64_t hist_verify(const hist_problem *p, const uint32_t *expected, const uint
                 fprintf(report, "  channel, bin, expected, got\n");
             fprintf(report, "  %" PRIu64 ", %" PRIu64 ", %" PRIu32 ", %" PRIu32 "\n", i / bins,
                     i % bins, expected[i], got[i]);
+            poisoned |= got[i] == HIST_POISON;
         }
         ++mismatches;
     }
     if (report && mismatches > 0)
-        fprintf(report, "  %" PRIu64 " of %" PRIu64 " counters differ\n", mismatches, n);
+        fprintf(report, "  %" PRIu64 " of %" PRIu64 " counter%s differ%s\n", mismatches, n,
+                n == 1 ? "" : "s", mismatches == 1 ? "s" : "");
+    if (report && poisoned)
+        fprintf(report,
+                "  (%" PRIu32 " = 0xFFFFFFFF is the poison the harness writes over the "
+                "output before every call: such a counter was never written; an "
+                "implementation must zero its own output)\n",
+                (uint32_t)HIST_POISON);
     return mismatches;
 }

@@ -21,11 +21,16 @@ extern "C" {
  */
 void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist);
 
+/** @brief What the harness writes over every output counter before an implementation is called
+ *  (0xFF bytes): a counter still holding it was never written. */
+#define HIST_POISON UINT32_C(0xFFFFFFFF)
+
 /**
  * @brief Compare two histograms exactly.
  *
  * Prints the first @p max_report mismatches to @p report (NULL: print nothing) as
- * `channel, bin, expected, got`, then a line with the total.
+ * `channel, bin, expected, got`, then a line with the total, and a sentence on the poison when
+ * one of them still holds HIST_POISON.
  * @return the number of counters that differ (0: identical).
  * @param p the problem
  * @param expected the reference's histogram

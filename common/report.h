@@ -18,14 +18,14 @@ extern "C" {
 
 /** @brief One implementation's measured result. */
 typedef struct hist_result {
-    const hist_impl *impl; /**< which implementation */
-    int ran;               /**< 1 if it ran, 0 if skipped */
-    char skip_reason[200]; /**< why it was skipped */
-    hist_stats time;       /**< kernel (or host) time */
-    hist_stats e2e;        /**< device implementations: with the input copy (reps 0 if none) */
-    hist_stats copy_floor; /**< host-input implementations: the pinned-copy floor, timed
-                                alternately with them (reps 0 if none) */
-    uint64_t mismatches;   /**< counters that differ from the reference */
+    const hist_impl *impl;  /**< which implementation */
+    int ran;                /**< 1 if it ran, 0 if skipped */
+    char skip_reason[1024]; /**< why it was skipped (every unwritten block it needs, in full) */
+    hist_stats time;        /**< kernel (or host) time */
+    hist_stats e2e;         /**< device implementations: with the input copy (reps 0 if none) */
+    hist_stats copy_floor;  /**< host-input implementations: the pinned-copy floor, timed
+                                 alternately with them (reps 0 if none) */
+    uint64_t mismatches;    /**< counters that differ from the reference */
 } hist_result;
 
 /**

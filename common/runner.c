@@ -171,8 +171,11 @@ static void print_header(const hist_options *o, const run_state *st) {
     else
         printf("values=%u..%u dist=%s seed=%llu preset=%s\n", o->data.vmin, o->data.vmax, dist,
                (unsigned long long)o->data.seed, o->preset);
-    printf("# reps=%d warmup=%d threads=%d; GPU: %s\n", o->reps, o->warmup, o->threads,
-           st->device ? st->dev.name : (st->no_gpu[0] ? st->no_gpu : "not needed"));
+    printf("# reps=%d warmup=%d threads=%d; GPU: %s%s%s\n", o->reps, o->warmup, o->threads,
+           st->device      ? st->dev.name
+           : st->no_gpu[0] ? "none: "
+                           : "not needed",
+           st->device ? "" : st->no_gpu, st->no_gpu[0] ? " (GPU implementations skipped)" : "");
 }
 
 /* Step 3: the GPU session and the floors every device implementation is judged by. */
@@ -249,7 +252,7 @@ static hist_status run_one(const hist_options *o, const hist_impl *impl, const h
     const char *why = hist_impl_unsupported(impl, &st->p, st->device);
     const int for_want_of_gpu = !why && impl->where != HIST_HOST && !st->device;
     if (for_want_of_gpu)
-        why = st->no_gpu;
+        why = "no GPU"; /* the header says why, once */
     if (why) {
         snprintf(r->skip_reason, sizeof r->skip_reason, "%s", why);
         if ((o->impl || (o->require_gpu && for_want_of_gpu)) && !st->not_run)
@@ -285,8 +288,10 @@ static hist_status report_and_stage_output(const hist_options *o, run_state *st)
         const hist_result *r = st->results;
         while (r->impl != st->not_run)
             ++r;
-        return hist_fail(HIST_ERR_NOT_RUN, "%s could not run: %s%s", st->not_run->name,
-                         r->skip_reason, o->output ? " (no --output written)" : "");
+        const int no_gpu = strcmp(r->skip_reason, "no GPU") == 0;
+        return hist_fail(HIST_ERR_NOT_RUN, "%s could not run: %s%s%s%s%s", st->not_run->name,
+                         r->skip_reason, no_gpu ? " (" : "", no_gpu ? st->no_gpu : "",
+                         no_gpu ? ")" : "", o->output ? " (no --output written)" : "");
     }
     if (o->output && st->output)
         return hist_npy_stage_u32(&st->files[st->n_files++], o->output, st->output, st->p.channels,

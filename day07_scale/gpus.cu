@@ -267,7 +267,7 @@ int main(int argc, char **argv) {
     }
     int visible = 0;
     if (cudaGetDeviceCount(&visible) != cudaSuccess || visible == 0) {
-        fprintf(stderr, "%s: no CUDA GPU found\n", argv[0]);
+        fprintf(stderr, "%s: " HIST_NO_GPU "\n", argv[0]);
         return 3;
     }
     b.gpus = visible < max ? visible : max;

@@ -32,7 +32,7 @@ python3 tools/student/leaks.py . "$dir" || fail "the student edition gives a sol
     { cat "$work/build.txt"; fail "the student edition does not build"; }
 (cd "$dir" && make docs >"$work/docs.txt" 2>&1) ||
     { tail -20 "$work/docs.txt"; fail "the student edition's notes (make docs) do not build"; }
-if (cd "$dir" && make test >"$work/test.txt" 2>&1); then
+if (cd "$dir" && make test V=1 >"$work/test.txt" 2>&1); then
     fail "the student edition's make test passed: nothing left to write?"
 fi
 

@@ -192,9 +192,9 @@ void test_require_written(const hist_impl *impls, size_t count, const char *name
 
 /** @brief What test_check_registry() found for one implementation. */
 typedef struct test_verdict {
-    int cases;     /**< cases it was exact on */
-    int failed;    /**< 1: not written, failed or not exact on some case */
-    char why[512]; /**< the first failure, one line */
+    int cases;      /**< cases it was exact on */
+    int failed;     /**< 1: not written, failed or not exact on some case */
+    char why[2048]; /**< the first failure: the case, then its first differing counters */
 } test_verdict;
 
 /**

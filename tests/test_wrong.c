@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_util.h"
 #include "wrong/wrong.h"
@@ -21,9 +22,10 @@ static void expect_all_caught(const hist_impl *impls, size_t count, const hist_d
     test_check_registry(list, count, dev, &TEST_MATRIX_DEFAULT, v);
     int missed = 0;
     for (size_t i = 0; i < count; ++i) {
-        if (v[i].failed) {
-            print_message("caught %-22s (%s) after %d exact cases: %s\n", impls[i].name,
-                          impls[i].summary, v[i].cases, v[i].why);
+        if (v[i].failed) { /* the expected outcome: the first line of what the checks said */
+            const int first_line = (int)strcspn(v[i].why, "\n");
+            print_message("caught, as it must be: %-22s (%s) after %d exact cases: %.*s\n",
+                          impls[i].name, impls[i].summary, v[i].cases, first_line, v[i].why);
         } else {
             print_message("MISSED %-22s (%s): exact on all %d cases\n", impls[i].name,
                           impls[i].summary, v[i].cases);

@@ -8,7 +8,7 @@ set -u
 bin=$1
 command -v compute-sanitizer >/dev/null 2>&1 ||
     { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)" >&2; exit 1; }
-if "$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | grep -q "skipped: no CUDA GPU found"; then
+if "$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | grep -q "skipped: no GPU"; then
     echo "sanitize: needs a CUDA device; none here" >&2
     exit 1
 fi

@@ -2,8 +2,11 @@
 # grade.sh FILE...: one table of points from the verdicts the lesson tests wrote (make grade).
 #
 # Each lesson is worth 100 points, shared by its graded implementations: those with a target
-# (hist_impl::target > 0; the given ones, cpu_reference and the library baseline gpu_cub, have
-# none and are listed without points). 60 points for correctness, shared equally (an
+# (hist_impl::target > 0) whose code the student writes in that lesson (a // SOLUTION region of
+# its folder names them: tools/student/student-code.sh, or in the student edition the list it
+# left in tools/student/student-code.txt). The others (cpu_reference, the library baseline
+# gpu_cub, day 07's given pipelines) are listed without points. HIST_ALL_LESSONS names every
+# lesson of the course, so that a grade of some lessons only says it is partial. 60 points for correctness, shared equally (an
 # implementation earns its share when it is written and exact on every case of its test), and 40
 # for performance, shared equally. As in
 # Stanford CS149's grading, an exact implementation earns its full performance share within 1.2x
@@ -11,8 +14,17 @@
 # wrong one earns none. GPU implementations tested on a machine without a GPU are not graded
 # there: the table says so and leaves their points out of the total.
 set -eu
-awk -F '\t' '
+here=$(dirname "$0")
+code=$(mktemp)
+trap 'rm -f "$code"' EXIT
+if [ -f "$here/student-code.txt" ]; then cat "$here/student-code.txt"; else "$here/student-code.sh" "$here/../.."; fi >"$code"
+awk -F '\t' -v code="$code" -v all_lessons="${HIST_ALL_LESSONS:-}" '
+function label_of(st) {
+    return st == "exact" ? "exact" : st == "not-written" ? "not written" : st == "no-gpu" ? \
+           "no GPU here" : st == "not-built" ? "not built" : st == "-" ? "not tested" : "WRONG"
+}
 BEGIN {
+    while ((getline line < code) > 0) { split(line, f, " "); writes[f[1] SUBSEP f[2]] = 1 }
     printf "%-22s %-24s %-12s %-30s %8s\n", "lesson", "implementation", "correct", \
            "performance (measured/target)", "points"
 }
@@ -20,7 +32,8 @@ FNR == 1 { lessons[++nl] = $1 }
 {
     key = $1 SUBSEP (++count[$1]); name[key] = $2; where[key] = $3; status[key] = $4
     cases[key] = $5; measured[key] = $6 + 0; target[key] = $7 + 0
-    if (target[key] > 0) graded[$1]++
+    yours[key] = ($1 SUBSEP $2) in writes
+    if (target[key] > 0 && yours[key]) graded[$1]++
 }
 END {
     total = 0; possible = 0; ungraded = 0
@@ -28,9 +41,9 @@ END {
         lesson = lessons[l]; n = count[lesson]; earned = 0; max = 0
         for (i = 1; i <= n; ++i) {
             key = lesson SUBSEP i
-            if (target[key] <= 0) {
-                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \
-                       status[key] == "exact" ? "exact" : status[key], "given code: not graded", "-"
+            if (target[key] <= 0 || !yours[key]) {
+                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], label_of(status[key]), \
+                       yours[key] ? "your code, no target: not graded" : "given code: not graded", "-"
                 continue
             }
             c_share = 60 / graded[lesson]; p_share = 40 / graded[lesson]
@@ -54,13 +67,17 @@ END {
                 perf = status[key] == "exact" ? "not timed" : "0 (not exact)"
             }
             earned += c + p
-            label = status[key] == "exact" ? "exact" : (status[key] == "not-written" ? "not written" : "WRONG")
-            printf "%-22s %-24s %-12s %-30s %8.1f\n", lesson, name[key], label, perf, c + p
+            printf "%-22s %-24s %-12s %-30s %8.1f\n", lesson, name[key], label_of(status[key]), perf, c + p
         }
         printf "%-22s %-24s %-12s %-30s %4.1f/%-3d\n\n", lesson, "lesson total", "", "", earned, max + 0.5
         total += earned; possible += max
     }
-    printf "course: %.1f of %.0f points", total, possible
+    n_all = split(all_lessons, every, " ")
+    if (n_all > nl)
+        printf "partial grade: %d of the course'"'"'s %d lessons (make grade without DAY for all): %.1f of %.0f points", \
+               nl, n_all, total, possible
+    else
+        printf "course: %.1f of %.0f points", total, possible
     if (ungraded > 0) printf " (%.0f more not graded here: no GPU)", ungraded
     printf "\n"
 }' "$@"

@@ -140,6 +140,9 @@ while IFS= read -r f; do
     copied=$((copied + 1))
 done <"$dest/.files"
 rm -f "$dest/.files"
+# which implementations the student writes, lesson by lesson (make grade's points): read from the
+# SOLUTION regions here, since the student edition has none
+tools/student/student-code.sh . >"$dest/tools/student/student-code.txt"
 
 if command -v git >/dev/null 2>&1; then
     (cd "$dest" && git init -q && git add -A &&

@@ -1,0 +1,81 @@
+#!/bin/sh
+# run-tests.sh LOGDIR TEST...: make test's runner. Runs each CMocka program with its whole output
+# kept in LOGDIR/<program>.log and prints one line per program, the failing tests' own output,
+# and a last line that adds them up:
+#
+#     day04_shared:                  2 passed, 0 failed, 4 skipped (no NVIDIA driver/GPU found)
+#     ...
+#     tests: 61 passed, 0 failed, 39 skipped
+#
+# V=1 prints every program's whole output too (what CMocka prints). The exit
+# status is 1 when a test failed or a program crashed, else 0.
+set -u
+logdir=$1
+shift
+mkdir -p "$logdir"
+passed=0 failed=0 skipped=0 status=0
+
+# the line a program's counts go to: a lesson's programs share the lesson's line
+# ("build/sm_90/day04_shared/test_lesson" -> "day04_shared")
+label_of() {
+    dir=$(basename "$(dirname "$1")") name=$(basename "$1")
+    case $name in
+    test_lesson | test_day*) echo "$dir" ;;
+    test_harness) echo "harness" ;;
+    test_gpu_harness) echo "harness on the GPU" ;;
+    test_properties) echo "property test (random cases)" ;;
+    test_wrong) echo "wrong kernels caught" ;;
+    *) echo "$name" ;;
+    esac
+}
+
+# the number CMocka prints on its summary line WHAT ("PASSED", "FAILED", "SKIPPED"), or 0
+count_of() {
+    sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) test(s).*/\1/p" "$2" | tail -n 1 | grep . || echo 0
+}
+
+# one line per label: its counts, and the commonest reason for a skip
+current="" lp=0 lf=0 ls=0 lwhy="" lnote=""
+flush() {
+    [ -n "$current" ] || return 0
+    line="$lp passed, $lf failed, $ls skipped"
+    [ "$ls" -gt 0 ] && [ -n "$lwhy" ] && line="$line ($lwhy)"
+    printf '%-30s %s%s\n' "$current:" "$line" "$lnote"
+}
+for t in "$@"; do
+    log=$logdir/$(echo "$t" | tr '/' '_').log
+    "./$t" >"$log" 2>&1
+    rc=$?
+    [ "${V:-0}" != 1 ] || cat "$log"
+    p=$(count_of PASSED "$log") f=$(count_of FAILED "$log") s=$(count_of SKIPPED "$log")
+    label=$(label_of "$t")
+    if [ "$label" != "$current" ]; then
+        flush
+        current=$label lp=0 lf=0 ls=0 lwhy="" lnote=""
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        lnote="$lnote (${t##*/} stopped with exit status $rc before its summary: see $log)"
+        f=1
+    fi
+    why=$(sed -n 's/^skipped: //p' "$log" | sort | uniq -c | sort -rn | head -n 1 |
+        sed 's/^ *[0-9]* //')
+    [ -n "$lwhy" ] || lwhy=$why
+    lp=$((lp + p)) lf=$((lf + f)) ls=$((ls + s))
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    if [ "$f" -gt 0 ]; then
+        status=1
+        flush
+        current=""
+        # the failing tests' own output, from CMocka's RUN line to its FAILED line
+        [ "${V:-0}" = 1 ] || awk '
+            /^\[ RUN      \] / { name = substr($0, 15); buf = ""; next }
+            /^\[  FAILED  \] / && name != "" && substr($0, 15) == name {
+                printf "---- FAILED: %s\n%s", name, buf; name = ""; next }
+            /^\[       OK \] |^\[  SKIPPED \] / { name = ""; next }
+            name != "" { buf = buf "    " $0 "\n" }' "$log"
+    fi
+done
+flush
+echo "(every program's whole output: $logdir/; make test V=1 prints it)"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+exit $status
