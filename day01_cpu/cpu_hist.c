@@ -160,7 +160,6 @@ static hist_status run_private(const hist_args *a) {
     return s;
 }
 
-/** @brief Day 01's registry. */
 /* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day01);
 
@@ -174,6 +173,5 @@ const hist_impl day01_impls[] = {
      "any shape and binning", NULL, NULL, run_private, 0.5, 0},
 };
 
-/** @brief Number of entries in day01_impls. */
 /** @brief How many entries day01_impls holds. */
 const size_t day01_impl_count = sizeof day01_impls / sizeof day01_impls[0];

@@ -50,7 +50,7 @@ static const char *byte_only(const hist_problem *p, const hist_device *dev) {
     return hist_is_byte_binning(p->binning) ? NULL : "byte histogram only";
 }
 
-/** @brief Day 01's registry. */'''
+/* The registry (docs/LESSON_CONTRACT.md)'''
 
 CONTIGUOUS = '''    const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t per_thread = (n_samples + threads - 1) / threads;
@@ -86,7 +86,7 @@ VARIANTS = {
     "d01_stride256": [(D01, "    uint32_t lines = (bins + 1 + 15) / 16;\n    if (lines % 2 == 0)\n        lines += 1;\n    return lines * 16;",
                        "    return bins;")],
     "d01_byte_loop": [
-        (D01, "\n/** @brief Day 01's registry. */", BYTE_LOOP),
+        (D01, "\n/* The registry (docs/LESSON_CONTRACT.md)", BYTE_LOOP),
         (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0},''',
          '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0},
     {"cpu_byte_loop", "day01_cpu", HIST_HOST, "hist[c * 256 + v]++, no table",
