@@ -29,18 +29,32 @@ label_of() {
     esac
 }
 
-# the number CMocka prints on its summary line WHAT ("PASSED", "FAILED", "SKIPPED"), or 0
+# the numbers CMocka prints on its summary lines WHAT ("PASSED", "FAILED", "SKIPPED"), added up
+# over the program's groups of tests
 count_of() {
-    sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) test(s).*/\1/p" "$2" | tail -n 1 | grep . || echo 0
+    sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) test(s).*/\1/p" "$2" | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# one line per label: its counts, and the commonest reason for a skip
-current="" lp=0 lf=0 ls=0 lwhy="" lnote=""
+# one line per label: its counts, and the commonest reason for a skip; then the first failing
+# test's own output (CMocka's, from its RUN line to its FAILED line) and the others' names
+current="" lp=0 lf=0 ls=0 lwhy="" lnote="" lfail=""
 flush() {
     [ -n "$current" ] || return 0
     line="$lp passed, $lf failed, $ls skipped"
     [ "$ls" -gt 0 ] && [ -n "$lwhy" ] && line="$line ($lwhy)"
     printf '%-30s %s%s\n' "$current:" "$line" "$lnote"
+    [ -z "$lfail" ] || printf '%s' "$lfail"
+}
+failures() { # LOG: the first failing test's block (at most 24 lines), then the others' names
+    awk '
+        /^\[ RUN      \] / { name = substr($0, 14); buf = ""; n = 0; next }
+        /^\[  FAILED  \] / && name != "" && substr($0, 14) == name {
+            if (!shown) { printf "---- FAILED: %s\n%s", name, buf; shown = 1 }
+            else others = others (others == "" ? "" : ", ") name
+            name = ""; next }
+        /^\[       OK \] |^\[  SKIPPED \] / { name = ""; next }
+        name != "" && ++n <= 24 { buf = buf "    " $0 "\n" }
+        END { if (others != "") printf "---- also FAILED: %s\n", others }' "$1"
 }
 for t in "$@"; do
     log=$logdir/$(echo "$t" | tr '/' '_').log
@@ -51,7 +65,7 @@ for t in "$@"; do
     label=$(label_of "$t")
     if [ "$label" != "$current" ]; then
         flush
-        current=$label lp=0 lf=0 ls=0 lwhy="" lnote=""
+        current=$label lp=0 lf=0 ls=0 lwhy="" lnote="" lfail=""
     fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         lnote="$lnote (${t##*/} stopped with exit status $rc before its summary: see $log)"
@@ -64,15 +78,15 @@ for t in "$@"; do
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
     if [ "$f" -gt 0 ]; then
         status=1
-        flush
-        current=""
-        # the failing tests' own output, from CMocka's RUN line to its FAILED line
-        [ "${V:-0}" = 1 ] || awk '
-            /^\[ RUN      \] / { name = substr($0, 15); buf = ""; next }
-            /^\[  FAILED  \] / && name != "" && substr($0, 15) == name {
-                printf "---- FAILED: %s\n%s", name, buf; name = ""; next }
-            /^\[       OK \] |^\[  SKIPPED \] / { name = ""; next }
-            name != "" { buf = buf "    " $0 "\n" }' "$log"
+        # a lesson's first failure says it all; its own tests' failures are then only named
+        if [ "${V:-0}" != 1 ] && [ -z "$lfail" ]; then
+            lfail=$(failures "$log")
+            lfail="$lfail
+"
+        elif [ "${V:-0}" != 1 ]; then
+            lfail="$lfail$(failures "$log" | sed -n -e 's/^---- FAILED: /---- also FAILED: /' -e '/^---- also/p')
+"
+        fi
     fi
 done
 flush
