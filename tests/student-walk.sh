@@ -95,7 +95,7 @@ step "6, 7 run, test and plot leave every tracked file alone; lesson runs keep t
 
 # 8. no GPU: said once, in words that are true
 if [ $has_gpu = 0 ]; then
-    ./build/course --rows 10 --channels 2 --reps 1 >"$work/nogpu.txt" 2>&1
+    ./build/day04_shared --rows 10 --channels 2 --reps 1 >"$work/nogpu.txt" 2>&1
     [ "$(grep -c 'no NVIDIA driver/GPU found' "$work/nogpu.txt")" -eq 1 ] || fail "the missing GPU is not said exactly once"
     ! grep -q "driver version is insufficient" "$work/nogpu.txt" || fail "the runtime's words leak"
     step "8 no GPU: said once"
