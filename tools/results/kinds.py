@@ -234,6 +234,25 @@ def t_csv(page, args):
     return table([head[k] for k in keep], [[r[k] for k in keep] for r in rows]), [o["file"]]
 
 
+def t_regions(page, args):
+    """The code a student writes: every `// SOLUTION name [impls]` region of the sources, read
+    from the sources themselves (not measured: no provenance line)."""
+    kv(args, ())
+    rows = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "*.*")) +
+                       glob.glob(os.path.join(ROOT, "common", "*.*"))):
+        if not path.endswith((".c", ".h", ".cu", ".cuh")):
+            continue
+        for line in open(path):
+            m = re.match(r"\s*// SOLUTION (\w+) \[([\w ]+)\]", line)
+            if m:
+                rows.append([f"`{os.path.relpath(path, ROOT)}`", f"`{m.group(1)}`",
+                             ", ".join(f"`{n}`" for n in m.group(2).split())])
+    if not rows:
+        raise Error("no SOLUTION region in the sources")
+    return table(["file", "what the student writes", "needed by"], rows), None
+
+
 def t_text(page, args):
     o = kv(args, ("file",))
     with open(data_path(o["file"])) as f:
@@ -302,5 +321,5 @@ def t_variants(page, args):
     return table(["run", "variant"] + [f"`--dist {d}`" for d in dists], rows), [name]
 
 
-KINDS = {"lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
+KINDS = {"regions": t_regions, "lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
          "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}

@@ -35,6 +35,8 @@ Nsight Compute's CSV. Table kinds:
     csv      file=FILE [cols=NAME,...]                            a kept CSV (a program's own table) as it is,
              or only the named columns
     variants file=FILE                                            an exercise's kept runs (make answers)
+    regions                                                       the code a student writes: every
+             // SOLUTION region of the sources (read from them; no provenance line)
 
 `tables.py --results-page TAG OUT` writes the notes' results page of one GPU (make docs).
 
@@ -126,7 +128,7 @@ def rewrite(page, text):
             body, names = KINDS[args[0]](page, args[1:])
         except Error as e:
             raise Error(f"line {i + 1}: {e}")
-        out += [line] + body + ["", source_line(page, names), END]
+        out += [line] + body + (["", source_line(page, names)] if names else []) + [END]
         i = j + 1
     text = "\n".join(out)
 
