@@ -11,6 +11,11 @@
 # NCCL_ROOT and REQUIRE_NCCL=1 (day07_scale/Makefile).
 
 COURSE := 1
+# one build job per core unless told otherwise (make -j1 builds one file at a time): a lesson
+# rebuilt after an edit is then a few seconds on a lab machine, not a minute
+ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 include common/common.mk
 
 ALL_LESSONS := $(patsubst %/Makefile,%,$(sort $(wildcard day[0-9][0-9]_*/Makefile)))
@@ -201,6 +206,7 @@ grade: links $(foreach l,$(LESSONS),$($(l)_TESTS))
 	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $(filter-out links,$^); do \
 	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
 	done; HIST_ALL_LESSONS="$(ALL_LESSONS)" tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
+	@$(if $(filter day06_roofline,$(LESSONS)),$(MAKE) --no-print-directory test-submission | tail -n 1)
 
 # The 1-D lesson's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
 sweep: $(COURSE_BIN)

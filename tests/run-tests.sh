@@ -3,7 +3,7 @@
 # kept in LOGDIR/<program>.log and prints one line per program, the failing tests' own output,
 # and a last line that adds them up:
 #
-#     day04_shared:                  2 passed, 0 failed, 4 skipped (no NVIDIA driver/GPU found)
+#     day04_shared:                  2 passed, 0 failed, 4 skipped (no NVIDIA driver/GPU found) [1 s]
 #     ...
 #     tests: 61 passed, 0 failed, 39 skipped
 #
@@ -37,12 +37,12 @@ count_of() {
 
 # one line per label: its counts, and the commonest reason for a skip; then the first failing
 # test's own output (CMocka's, from its RUN line to its FAILED line) and the others' names
-current="" lp=0 lf=0 ls=0 lwhy="" lnote="" lfail=""
+current="" lp=0 lf=0 ls=0 lwhy="" lnote="" lfail="" lstart=0
 flush() {
     [ -n "$current" ] || return 0
     line="$lp passed, $lf failed, $ls skipped"
     [ "$ls" -gt 0 ] && [ -n "$lwhy" ] && line="$line ($lwhy)"
-    printf '%-30s %s%s\n' "$current:" "$line" "$lnote"
+    printf '%-30s %s%s [%d s]\n' "$current:" "$line" "$lnote" $(($(date +%s) - lstart))
     [ -z "$lfail" ] || printf '%s' "$lfail"
 }
 failures() { # LOG: the first failing test's block (at most 24 lines), then the others' names
@@ -65,7 +65,7 @@ for t in "$@"; do
     label=$(label_of "$t")
     if [ "$label" != "$current" ]; then
         flush
-        current=$label lp=0 lf=0 ls=0 lwhy="" lnote="" lfail=""
+        current=$label lp=0 lf=0 ls=0 lwhy="" lnote="" lfail="" lstart=$(date +%s)
     fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         lnote="$lnote (${t##*/} stopped with exit status $rc before its summary: see $log)"
