@@ -58,15 +58,15 @@ failures() { # LOG: the first failing test's block (at most 24 lines), then the 
 }
 for t in "$@"; do
     log=$logdir/$(echo "$t" | tr '/' '_').log
-    "./$t" >"$log" 2>&1
-    rc=$?
-    [ "${V:-0}" != 1 ] || cat "$log"
-    p=$(count_of PASSED "$log") f=$(count_of FAILED "$log") s=$(count_of SKIPPED "$log")
     label=$(label_of "$t")
     if [ "$label" != "$current" ]; then
         flush
         current=$label lp=0 lf=0 ls=0 lwhy="" lnote="" lfail="" lstart=$(date +%s)
     fi
+    "./$t" >"$log" 2>&1
+    rc=$?
+    [ "${V:-0}" != 1 ] || cat "$log"
+    p=$(count_of PASSED "$log") f=$(count_of FAILED "$log") s=$(count_of SKIPPED "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         lnote="$lnote (${t##*/} stopped with exit status $rc before its summary: see $log)"
         f=1

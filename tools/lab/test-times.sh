@@ -15,7 +15,8 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 make -s all ${MAKE_ARGS:-} >/dev/null || exit 1
 status=0
 {
-    echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course $(git describe --always --dirty 2>/dev/null || echo '?'): tools/lab/test-times.sh"
+    # COURSE_COMMIT: the commit measured, where this copy's .git does not know it
+    echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}: tools/lab/test-times.sh"
     echo "lesson,seconds (after an edit: rebuild and make test DAY=NN REQUIRE_GPU=1),result"
     for nn in $days; do
         lesson=$(ls -d day${nn}_*/ | sed 's|/$||')
