@@ -194,7 +194,8 @@ TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up).
 GRADES := $(BUILD)/grades
-# The output: one line per test program and the failing tests' own output (tests/run-tests.sh);
+# The output: one line per lesson (and per harness test), the first failing test's own output
+# (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
 test: links $(TEST_BINS)
 	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
