@@ -277,16 +277,22 @@ docs:
 	tools/notes/docs-links.sh docs/html
 	@echo "open docs/html/index.html (print a lesson page for its printable form)"
 
-# libFuzzer on the .npy reader for FUZZ_SECONDS (crashes are kept in tests/fuzz/regressions/,
-# which test_harness replays on every make test)
+# libFuzzer for FUZZ_SECONDS each on the .npy reader (tests/fuzz_npy.c; crashes are kept in
+# tests/fuzz/regressions/, which test_harness replays on every make test) and on the command line
+# (tests/fuzz_cli.c: every refusal one line and exit status 2). CI runs both for a short time.
 FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon
 fuzz:
 	@tools/build/ensure-deps.sh fuzzer
-	@mkdir -p build/fuzz-corpus
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon tests/fuzz_npy.c \
-	  common/npy.c common/outfile.c common/status.c -o build/fuzz_npy
+	@mkdir -p build/fuzz-corpus build/fuzz-cli-corpus
+	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/outfile.c common/status.c \
+	  -o build/fuzz_npy
+	clang $(FUZZ_FLAGS) tests/fuzz_cli.c common/cli.c common/data.c common/outfile.c \
+	  common/status.c -o build/fuzz_cli
 	./build/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz-corpus tests/fuzz/seeds
+	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=build/fuzz-cli- build/fuzz-cli-corpus tests/fuzz/cli-seeds
 
 # compute-sanitizer's four tools over every GPU implementation (needs a GPU)
 sanitize: $(COURSE_BIN)
@@ -358,7 +364,7 @@ help:
 	  "make profile" "Nsight Compute table of one lesson's kernels (DAY=05)" \
 	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
 	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
-	  "make fuzz" "libFuzzer on the .npy reader for FUZZ_SECONDS (default 60)" \
+	  "make fuzz" "libFuzzer on the .npy reader and the command line, FUZZ_SECONDS each" \
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
 	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \

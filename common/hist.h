@@ -213,7 +213,8 @@ typedef struct hist_impl {
 const char *hist_last_error(void);
 
 /**
- * @brief Set the message that hist_last_error() returns, printf-style.
+ * @brief Set the message that hist_last_error() returns, printf-style. It is always one line:
+ *        control characters (a newline in a quoted argument or file name) become '?'.
  * @return @p status, so that `return hist_fail(HIST_ERR_IO, "...")` reads well.
  * @param status the status to return
  * @param fmt printf format of the message

@@ -18,6 +18,10 @@ hist_status hist_fail(hist_status status, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    /* one line, whatever a quoted argument or file name held: control characters become '?' */
+    for (char *c = last_error; *c; ++c)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return status;
 }
 

@@ -597,6 +597,9 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "-x"), "unknown option");
     expect_usage(PARSE(&o, "--rows"), "needs a value");
     expect_usage(PARSE(&o, "stray"), "unexpected argument 'stray'");
+    /* found by the fuzzer (tests/fuzz_cli.c): a newline in an argument kept the message one line */
+    expect_usage(PARSE(&o, ")-otu\nt"), "unexpected argument ')-otu?t'");
+    expect_usage(PARSE(&o, "--impl", "al\npha"), "unknown implementation 'al?pha'");
     expect_usage(PARSE(&o, "--channels", "0"), "--channels: expected a whole number from 1");
     expect_usage(PARSE(&o, "--channels", "262145"), "--channels");
     expect_usage(PARSE(&o, "--rows", "-5"), "--rows: expected a whole number from 0 to 4294967295");
