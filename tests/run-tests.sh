@@ -1,7 +1,7 @@
 #!/bin/sh
 # run-tests.sh LOGDIR TEST...: make test's runner. Runs each CMocka program with its whole output
-# kept in LOGDIR/<program>.log and prints one line per program, the failing tests' own output,
-# and a last line that adds them up:
+# kept in LOGDIR/<program>.log and prints one line per lesson (its programs added up; one per
+# harness program), the first failing test's own output, and a last line that adds them up:
 #
 #     day04_shared:                  2 passed, 0 failed, 4 skipped (no NVIDIA driver/GPU found) [1 s]
 #     ...
