@@ -11,10 +11,11 @@
 # NCCL_ROOT and REQUIRE_NCCL=1 (day07_scale/Makefile).
 
 COURSE := 1
-# one build job per core unless told otherwise (make -j1 builds one file at a time): a lesson
-# rebuilt after an edit is then a few seconds on a lab machine, not a minute
-ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+# one build job per core (JOBS=1 builds one file at a time): a lesson rebuilt after an edit is
+# then a few seconds on a lab machine, not a minute; a make started by this one shares its jobs
+ifeq ($(MAKELEVEL),0)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(JOBS)
 endif
 include common/common.mk
 
@@ -155,7 +156,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
 
 # ---- the goals ----
 
-.PHONY: check-architecture measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
+.PHONY: check-architecture archs measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -235,6 +236,17 @@ TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md)
 tables:
 	@tools/build/ensure-deps.sh python3
 	python3 tools/results/tables.py $(TABLE_PAGES)
+
+# Every lesson and test compiled for every architecture the course serves (common.mk's
+# COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);
+# ARCH=all builds one binary for a lab of mixed GPUs instead.
+TEST_PROGRAMS := $(TEST_BINS)
+.PHONY: archs test-programs
+test-programs: $(TEST_PROGRAMS)
+archs:
+	@set -e; for a in $(COURSE_ARCHS) all; do \
+	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
+	done
 
 # The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
 check-architecture:
@@ -368,6 +380,7 @@ help:
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
 	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
+	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
 	  "make check-architecture" "" \
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
 	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
@@ -375,7 +388,8 @@ help:
 	  "make clean" "remove every build folder"
 	@echo "lessons (DAY=4, DAY=04 or DAY=day04_shared): $(ALL_LESSONS)"
 	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
-	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90),"
+	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
+	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
 	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1"
 
 clean:

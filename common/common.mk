@@ -3,7 +3,8 @@
 # a file twice. All paths are relative to the repository root, so a clone in a path with spaces
 # builds too.
 #
-# Configuration: ARCH (nvcc target; default: the GPU that is present, else sm_90), SANITIZE=1
+# Configuration: ARCH (nvcc target; default: the GPU that is present, else sm_90; `all`: every
+# architecture of COURSE_ARCHS in one binary), SANITIZE=1
 # (host code under ASan and UBSan), OPT, CMOCKA_ROOT. Every configuration builds in its own folder,
 # build/$(CONFIG)/ (e.g. build/sm_90, build/sm_80-san), and every object there also depends on a
 # stamp of the exact flags, so no object is ever linked with objects made by other flags.
@@ -15,8 +16,18 @@ ifndef ARCH
 ARCH := $(or $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
           head -n 1 | sed -n 's/^ *\([0-9][0-9]*\)\.\([0-9]\) *$$/sm_\1\2/p'),sm_90)
 endif
-ifeq ($(shell echo '$(ARCH)' | grep -Ex 'sm_[0-9]+a?'),)
-$(error ARCH=$(ARCH): expected an nvcc GPU target such as sm_80 or sm_90)
+# Every architecture the course serves, T4 (sm_75) to RTX 50 (sm_120): `make archs` builds each,
+# and ARCH=all builds one fat binary with machine code for each and PTX for the newest.
+COURSE_ARCHS := sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
+comma := ,
+ifeq ($(ARCH),all)
+NEWEST_CC := $(patsubst sm_%,%,$(lastword $(COURSE_ARCHS)))
+ARCH_FLAGS := $(foreach a,$(patsubst sm_%,%,$(COURSE_ARCHS)),-gencode=arch=compute_$(a)$(comma)code=sm_$(a)) \
+              -gencode=arch=compute_$(NEWEST_CC)$(comma)code=compute_$(NEWEST_CC)
+else ifeq ($(shell echo '$(ARCH)' | grep -Ex 'sm_[0-9]+a?'),)
+$(error ARCH=$(ARCH): expected an nvcc GPU target such as sm_80 or sm_90, or all)
+else
+ARCH_FLAGS := -arch=$(ARCH)
 endif
 OPT ?= -O2
 
@@ -25,9 +36,9 @@ CONFIG := $(ARCH)$(if $(SANITIZE_ON),-san)
 BUILD := build/$(CONFIG)
 
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Icommon -MMD -MP
-NVCCFLAGS := -std=c++17 -O3 -g -lineinfo -arch=$(ARCH) -Icommon -Xcompiler -Wall,-Wextra \
+NVCCFLAGS := -std=c++17 -O3 -g -lineinfo $(ARCH_FLAGS) -Icommon -Xcompiler -Wall,-Wextra \
              -Xptxas -warn-spills -Werror all-warnings -MMD -MP
-LDFLAGS := -arch=$(ARCH)
+LDFLAGS := $(ARCH_FLAGS)
 LDLIBS := -lpthread -lm
 
 # SANITIZE=1: host code and tests with AddressSanitizer and UndefinedBehaviorSanitizer

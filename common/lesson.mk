@@ -22,6 +22,10 @@ LESSON_USES :=
 LESSON_PROGRAMS :=
 LESSON_TARGETS :=
 else
+ifeq ($(MAKELEVEL),0) # as the top-level Makefile does: one build job per core (JOBS=1: one)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(JOBS)
+endif
 HIST_THIS_LESSON := $(lastword $(notdir $(CURDIR)))
 HIST_GOALS := $(or $(MAKECMDGOALS),all)
 .PHONY: $(HIST_GOALS) hist-to-top
