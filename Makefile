@@ -240,9 +240,8 @@ tables:
 # Every lesson and test compiled for every architecture the course serves (common.mk's
 # COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);
 # ARCH=all builds one binary for a lab of mixed GPUs instead.
-TEST_PROGRAMS := $(TEST_BINS)
 .PHONY: archs test-programs
-test-programs: $(TEST_PROGRAMS)
+test-programs: $(TEST_BINS)
 archs:
 	@set -e; for a in $(COURSE_ARCHS) all; do \
 	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
