@@ -19,6 +19,20 @@ MAKEFLAGS += -j$(JOBS)
 endif
 include common/common.mk
 
+# GPU_LIMITS=NAME: every program and test of this make runs as if on GPU NAME, the present GPU's
+# limits capped to NAME's (common/gpu_limits.c holds the table; `./build/course --gpu-limits
+# list` prints it); KEEP_SMS=1 keeps the present GPU's multiprocessors (benchmarks of a plan)
+GPU_LIMITS_NAMES := $(shell sed -n 's/^ *{"\([a-z0-9]*\)", "NVIDIA .*/\1/p' common/gpu_limits.c)
+ifneq ($(GPU_LIMITS),)
+ifeq ($(filter $(GPU_LIMITS),$(GPU_LIMITS_NAMES) none),)
+$(error GPU_LIMITS=$(GPU_LIMITS) names no GPU of the limits table: one of $(GPU_LIMITS_NAMES), or none)
+endif
+export HIST_GPU_LIMITS := $(GPU_LIMITS)
+endif
+ifeq ($(KEEP_SMS),1)
+export HIST_GPU_KEEP_SMS := 1
+endif
+
 ALL_LESSONS := $(patsubst %/Makefile,%,$(sort $(wildcard day[0-9][0-9]_*/Makefile)))
 ifdef DAY
 # DAY=4, DAY=04, DAY=day04 and DAY=day04_shared all name day04_shared
@@ -299,7 +313,7 @@ fuzz:
 	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/outfile.c common/status.c \
 	  -o build/fuzz_npy
 	clang $(FUZZ_FLAGS) tests/fuzz_cli.c common/cli.c common/data.c common/outfile.c \
-	  common/status.c -o build/fuzz_cli
+	  common/status.c common/gpu_limits.c -o build/fuzz_cli
 	./build/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz-corpus tests/fuzz/seeds
 	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
@@ -389,7 +403,8 @@ help:
 	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
-	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1"
+	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           GPU_LIMITS=NAME (run as if on: $(GPU_LIMITS_NAMES)), KEEP_SMS=1"
 
 clean:
 	rm -rf build

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu_limits.h"
 #include "options.h"
 #include "outfile.h"
 
@@ -33,6 +34,8 @@ enum {
     OPT_CSV,
     OPT_RESULTS,
     OPT_REQUIRE_GPU,
+    OPT_GPU_LIMITS,
+    OPT_KEEP_SMS,
     OPT_LIST,
     OPT_HELP,
     OPT_END
@@ -58,6 +61,8 @@ static const struct option long_options[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"results", required_argument, NULL, OPT_RESULTS},
     {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
+    {"gpu-limits", required_argument, NULL, OPT_GPU_LIMITS},
+    {"keep-sms", no_argument, NULL, OPT_KEEP_SMS},
     {"list", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
@@ -96,6 +101,13 @@ void hist_print_usage(FILE *f, const char *program) {
             "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv\n"
             "  --require-gpu     a GPU implementation that cannot run for want of a GPU is a\n"
             "                    failure (exit status 4), not a skip\n"
+            "  --gpu-limits NAME run as if on GPU NAME: the present GPU's limits (shared\n"
+            "                    memory, threads and SMs, L2) capped to NAME's published ones,\n"
+            "                    so each kernel runs the plan it would choose there (list: the\n"
+            "                    table and its sources; none: the real GPU; default: the\n"
+            "                    environment's HIST_GPU_LIMITS, which make's GPU_LIMITS sets)\n"
+            "  --keep-sms        with --gpu-limits: keep the present GPU's multiprocessors (to\n"
+            "                    time a plan at this GPU's bandwidth)\n"
             "  --list            list the implementations and their constraints\n"
             "  --help            this text\n"
             "\n"
@@ -276,7 +288,23 @@ static hist_status parse_running(const given *g, hist_options *o) {
     return HIST_OK;
 }
 
-/* Step 4: the files: named, writable where written (a regular file or new), and none named
+/* Step 4: the emulated GPU (--gpu-limits, --keep-sms; else the environment's, checked here so
+   that a wrong name is a usage error before anything runs). */
+static hist_status parse_gpu_limits(const given *g, hist_options *o) {
+    const char *name = g->value[OPT_GPU_LIMITS];
+    if (g->seen[OPT_KEEP_SMS] && !g->seen[OPT_GPU_LIMITS])
+        return hist_fail(HIST_ERR_USAGE, "--keep-sms: only with --gpu-limits NAME");
+    if (name && strcmp(name, "list") == 0) {
+        o->list_gpus = 1;
+        return HIST_OK;
+    }
+    if (g->seen[OPT_GPU_LIMITS])
+        return hist_gpu_limits_select(name, g->seen[OPT_KEEP_SMS]);
+    const hist_gpu_limits *l;
+    return hist_gpu_limits_requested(&l, NULL);
+}
+
+/* Step 5: the files: named, writable where written (a regular file or new), and none named
    twice (an output over the input, or two outputs over each other, would destroy one). */
 static hist_status parse_files(const given *g, hist_options *o) {
     static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV, OPT_RESULTS};
@@ -322,7 +350,7 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     if (hist_preset(o.preset, &o.data) != HIST_OK || parse_dataset(&g, &o) != HIST_OK ||
         parse_running(&g, &o) != HIST_OK ||
         (o.impl && check_impl_names(o.impl, impls, count) != HIST_OK) ||
-        parse_files(&g, &o) != HIST_OK)
+        parse_gpu_limits(&g, &o) != HIST_OK || parse_files(&g, &o) != HIST_OK)
         return HIST_ERR_USAGE;
     *out = o;
     return HIST_OK;

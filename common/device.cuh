@@ -88,6 +88,11 @@ static inline void hist_device_from_props(const cudaDeviceProp *prop, int ordina
     dev->smem_per_sm = prop->sharedMemPerMultiprocessor;
     dev->max_threads_per_sm = prop->maxThreadsPerMultiProcessor;
     dev->global_bytes = prop->totalGlobalMem;
+    dev->smem_reserved_per_block = prop->reservedSharedMemPerBlock;
+    dev->real_sm_count = dev->sm_count;
+    dev->real_smem_per_sm = dev->smem_per_sm;
+    dev->real_max_threads_per_sm = dev->max_threads_per_sm;
+    dev->real_l2_bytes = dev->l2_bytes;
 }
 
 /** @brief Threads per block of hist_sum_partials_kernel(). */

@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
+#include "gpu_limits.h"
 
 /** @brief Threads per block of the floor kernel (one block per SM: the fastest read measured by
  *  day06's probe, 183 us for 512 MiB on an H100 against 186 us for 256-thread blocks). */
@@ -45,11 +46,20 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
     if (err != cudaSuccess)
         return hist_fail(HIST_ERR_NO_DEVICE, "the CUDA runtime cannot use the GPU: %s",
                          cudaGetErrorString(err));
-    cudaDeviceProp prop;
-    HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
     HIST_CUDA_TRY(cudaSetDevice(0));
-    hist_device_from_props(&prop, 0, dev);
-    return HIST_OK;
+    return hist_device_read(0, dev);
+}
+
+extern "C" hist_status hist_device_read(int ordinal, hist_device *dev) {
+    cudaDeviceProp prop;
+    HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal));
+    hist_device_from_props(&prop, ordinal, dev);
+    const hist_gpu_limits *limits = NULL; /* --gpu-limits NAME or GPU_LIMITS=NAME */
+    int keep_sms = 0;
+    hist_status s = hist_gpu_limits_requested(&limits, &keep_sms);
+    if (s == HIST_OK && limits)
+        s = hist_device_limit(dev, limits, keep_sms);
+    return s;
 }
 
 extern "C" int hist_gpu_count(void) {
@@ -142,7 +152,7 @@ extern "C" hist_status hist_gpu_create(hist_gpu **out, const hist_device *dev,
     const uint64_t sample_bytes = hist_samples(p);
     const uint64_t hist_bytes = hist_counters(p) * sizeof(uint32_t);
     const int floor_blocks = dev->sm_count;
-    const size_t flush_bytes = 2 * dev->l2_bytes;
+    const size_t flush_bytes = 2 * dev->real_l2_bytes; /* the real L2, emulated or not */
     const uint64_t needed = sample_bytes + hist_bytes + workspace_bytes + flush_bytes +
                             (uint64_t)floor_blocks * sizeof(uint32_t);
     size_t free_bytes = 0, total_bytes = 0;
@@ -277,9 +287,95 @@ extern "C" hist_status hist_gpu_time_floor_clean(hist_gpu *g, int warmup, int re
     return time_loop(&t, launch_floor_work, g, warmup, reps, out);
 }
 
+/* ---- the second roof: conflict-free shared-memory atomics ---- */
+
+/** @brief Threads per block of the atomic ceiling: the final kernel's shape, one block per SM. */
+#define CEILING_THREADS 1024
+
+/**
+ * @brief The shared-atomic ceiling: every thread adds 1 to a `[256 values][32 lanes]` shared
+ *        histogram @p per_thread times (one more for the first @p extra threads of the grid),
+ *        lane L always in column L, so a warp's 32 atomics hit 32 banks: no conflict, whatever the
+ *        value. The value steps through all 256 bins as a histogram's would. Each block then
+ *        writes how many adds its histogram holds, so a test can check that every one counted.
+ *        Launch: CEILING_THREADS threads, one block per SM, 32 KiB of dynamic shared memory.
+ * @param per_thread adds per thread
+ * @param extra threads (in grid order) that add one more
+ * @param block_sum one word per block: the adds it counted
+ */
+__global__ void __launch_bounds__(CEILING_THREADS)
+    atomic_ceiling_kernel(uint32_t per_thread, uint32_t extra, uint32_t *block_sum) {
+    extern __shared__ uint32_t s_counts[]; /* [256 values][32 lanes] */
+    for (uint32_t k = threadIdx.x; k < 256 * 32; k += blockDim.x)
+        s_counts[k] = 0;
+    __syncthreads();
+    const uint32_t lane = threadIdx.x % 32;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t n = per_thread + (t < extra ? 1 : 0);
+    uint32_t *column = s_counts + lane;
+    uint32_t v = threadIdx.x / 32; /* warps start on different values */
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4, v += 4) { /* four independent adds in flight, as count_word has */
+        atomicAdd(&column[(v & 255) * 32], 1u);
+        atomicAdd(&column[((v + 1) & 255) * 32], 1u);
+        atomicAdd(&column[((v + 2) & 255) * 32], 1u);
+        atomicAdd(&column[((v + 3) & 255) * 32], 1u);
+    }
+    for (; i < n; ++i, ++v)
+        atomicAdd(&column[(v & 255) * 32], 1u);
+    __syncthreads();
+    uint32_t sum = 0;
+    for (uint32_t k = threadIdx.x; k < 256 * 32; k += blockDim.x)
+        sum += s_counts[k];
+    for (int offset = 16; offset > 0; offset /= 2)
+        sum += __shfl_xor_sync(0xFFFFFFFFu, sum, offset);
+    if (lane == 0)
+        atomicAdd(&block_sum[blockIdx.x], sum);
+}
+
+/** @brief One launch of the ceiling for a session's problem (the counts start at zero). */
+static hist_status launch_ceiling(void *ctx) {
+    hist_gpu *g = (hist_gpu *)ctx;
+    const uint64_t adds = hist_samples(&g->problem),
+                   threads = (uint64_t)g->floor_blocks * CEILING_THREADS;
+    HIST_CUDA_TRY(cudaMemsetAsync(g->d_block_xor, 0, g->floor_blocks * sizeof(uint32_t)));
+    const size_t smem = hist_launch_smem(&g->dev, CEILING_THREADS, 256 * 32 * sizeof(uint32_t));
+    atomic_ceiling_kernel<<<g->floor_blocks, CEILING_THREADS, smem>>>(
+        (uint32_t)(adds / threads), (uint32_t)(adds % threads), g->d_block_xor);
+    HIST_CUDA_TRY_LAUNCH("atomic_ceiling_kernel");
+    return HIST_OK;
+}
+
+extern "C" hist_status hist_gpu_time_atomic_ceiling(hist_gpu *g, int warmup, int reps,
+                                                    hist_stats *out, uint64_t *counted) {
+    const uint64_t threads = (uint64_t)g->floor_blocks * CEILING_THREADS;
+    if (hist_samples(&g->problem) / threads > UINT32_MAX)
+        return hist_fail(HIST_ERR_UNSUPPORTED, "the atomic ceiling takes at most 2^32 adds per "
+                                               "thread");
+    const size_t smem = hist_launch_smem(&g->dev, CEILING_THREADS, 256 * 32 * sizeof(uint32_t));
+    HIST_CUDA_TRY(cudaFuncSetAttribute(atomic_ceiling_kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const timing t = {g->d_flush, g->flush_bytes, g->start, g->stop, NULL, 0, NULL, NULL};
+    hist_status s = time_loop(&t, launch_ceiling, g, warmup, reps, out);
+    if (s != HIST_OK || !counted)
+        return s;
+    uint32_t *sums = (uint32_t *)malloc(g->floor_blocks * sizeof(uint32_t));
+    if (!sums)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    cudaError_t err = cudaMemcpy(sums, g->d_block_xor, g->floor_blocks * sizeof(uint32_t),
+                                 cudaMemcpyDeviceToHost);
+    *counted = 0;
+    for (int b = 0; b < g->floor_blocks; ++b)
+        *counted += sums[b];
+    free(sums);
+    return err == cudaSuccess ? HIST_OK
+                              : hist_fail(HIST_ERR_CUDA, "reading the atomic ceiling's counts: %s",
+                                          cudaGetErrorString(err));
+}
+
 extern "C" hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch,
                                           void *ctx, int warmup, int reps, hist_stats *out) {
-    const size_t flush_bytes = 2 * dev->l2_bytes;
+    const size_t flush_bytes = 2 * dev->real_l2_bytes; /* the real L2, emulated or not */
     uint8_t *d_flush = NULL;
     cudaEvent_t start = NULL, stop = NULL;
     hist_status s = HIST_OK;

@@ -20,13 +20,25 @@ extern "C" {
 #define HIST_NO_GPU "no NVIDIA driver/GPU found"
 
 /**
- * @brief Find the CUDA device to use (device 0) and read its properties.
+ * @brief Find the CUDA device to use (device 0) and read its properties, capped to the emulated
+ *        GPU's limits when this process asked for them (gpu_limits.h: `--gpu-limits`,
+ * `GPU_LIMITS`).
  * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason in hist_last_error(): HIST_NO_GPU when
  *         there is no driver or no device, otherwise the runtime's own error; the runner then
- *         skips GPU work instead of failing.
+ *         skips GPU work instead of failing. HIST_ERR_USAGE when the emulated GPU is unknown or
+ *         has more shared memory or threads per SM than this one.
  * @param dev filled with the device's properties
  */
 hist_status hist_device_open(hist_device *dev);
+
+/**
+ * @brief Read GPU @p ordinal's properties, capped like hist_device_open()'s (the current device
+ *        is left as it is): for programs that drive several GPUs.
+ * @param ordinal the CUDA device number
+ * @param dev filled with its properties
+ * @return HIST_OK, HIST_ERR_CUDA, or HIST_ERR_USAGE as hist_device_open()
+ */
+hist_status hist_device_read(int ordinal, hist_device *dev);
 
 /**
  * @brief How many CUDA GPUs this process sees (0 without a driver or a GPU).
@@ -82,6 +94,22 @@ hist_status hist_gpu_time_floor(hist_gpu *g, int warmup, int reps, hist_stats *o
  * @param out their median and minimum
  */
 hist_status hist_gpu_time_floor_clean(hist_gpu *g, int warmup, int reps, hist_stats *out);
+
+/**
+ * @brief Time the second roof, the shared-atomic ceiling: as many conflict-free shared-memory
+ *        `atomicAdd`s as the problem has samples (one per sample, as the final kernel issues),
+ *        spread over one block of 1,024 threads per SM, timed like every kernel. A kernel that
+ *        counts in shared memory takes at least max(floor, ceiling); on an H100 the floor is the
+ *        larger, on an H200 (more bandwidth, the same SMs) the two are close.
+ * @param g the session (its problem sets the number of adds)
+ * @param warmup untimed runs first
+ * @param reps timed runs
+ * @param out median and min
+ * @param counted receives the adds the blocks' histograms hold after the last run (may be NULL)
+ * @return HIST_OK, HIST_ERR_UNSUPPORTED (more than 2^32 adds per thread) or HIST_ERR_CUDA
+ */
+hist_status hist_gpu_time_atomic_ceiling(hist_gpu *g, int warmup, int reps, hist_stats *out,
+                                         uint64_t *counted);
 
 /**
  * @brief The floor kernel's checksum: the XOR of the input read as little-endian 32-bit words

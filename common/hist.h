@@ -125,16 +125,25 @@ static inline const char *hist_where_name(hist_where w) {
 
 /** @brief What the harness knows of the GPU (filled by hist_device_open()). */
 typedef struct hist_device {
-    int ordinal;                 /**< CUDA device number */
-    char name[256];              /**< e.g. "NVIDIA H100 80GB HBM3" */
-    int sm_count;                /**< multiprocessors (132 on an H100 SXM) */
-    int cc_major;                /**< compute capability, major */
-    int cc_minor;                /**< compute capability, minor */
-    size_t l2_bytes;             /**< L2 cache size (50 MiB on an H100) */
-    size_t smem_per_block_optin; /**< shared memory a block may opt in to (227 KiB on Hopper) */
-    size_t smem_per_sm;          /**< shared memory per multiprocessor */
-    int max_threads_per_sm;      /**< resident threads per multiprocessor */
-    size_t global_bytes;         /**< device memory */
+    int ordinal;                    /**< CUDA device number */
+    char name[256];                 /**< e.g. "NVIDIA H100 80GB HBM3" */
+    int sm_count;                   /**< multiprocessors (132 on an H100 SXM) */
+    int cc_major;                   /**< compute capability, major */
+    int cc_minor;                   /**< compute capability, minor */
+    size_t l2_bytes;                /**< L2 cache size (50 MiB on an H100) */
+    size_t smem_per_block_optin;    /**< shared memory a block may opt in to (227 KiB on Hopper) */
+    size_t smem_per_sm;             /**< shared memory per multiprocessor */
+    int max_threads_per_sm;         /**< resident threads per multiprocessor */
+    size_t global_bytes;            /**< device memory */
+    size_t smem_reserved_per_block; /**< shared memory the driver keeps per resident block */
+    /** The table name of the GPU whose limits this one is capped to (`--gpu-limits`, gpu_limits.h),
+     *  "" on the real GPU; then `name` ends in "limited to NAME" and the fields above are that
+     *  GPU's, while the real_ ones below stay the present GPU's. */
+    char limited_to[16];
+    int real_sm_count;           /**< the present GPU's multiprocessors */
+    size_t real_smem_per_sm;     /**< the present GPU's shared memory per SM */
+    int real_max_threads_per_sm; /**< the present GPU's resident threads per SM */
+    size_t real_l2_bytes;        /**< the present GPU's L2 (what an L2 flush must cover) */
 } hist_device;
 
 /** @brief Everything one call of an implementation gets. */
@@ -175,6 +184,22 @@ typedef struct hist_args {
  *  `REQUIRE_GPU=1` turns into a failure. */
 #define HIST_NOT_BUILT "not built: "
 
+/** @brief How an unsupported() reason starts when the implementation cannot run on this GPU at
+ *  all, whatever the problem (its shared memory or instructions are not there; the GPU may be
+ *  emulated, gpu_limits.h): a declared refusal, which the tests report as a skip with the reason
+ *  even under `REQUIRE_GPU=1`. */
+#define HIST_NOT_ON_GPU "not on this GPU: "
+
+/** @brief The roof a device implementation's target is a share of, both measured in the same
+ *  run on the GPU in use (so that a target holds at the same share on any GPU). */
+typedef enum hist_roof {
+    HIST_ROOF_BOUND = 0, /**< max(read floor, shared-atomic ceiling): the time no kernel that
+                              reads the input and counts every sample in shared memory can beat */
+    HIST_ROOF_ATOMICS    /**< the shared-atomic ceiling alone: for kernels whose time their
+                              atomics set, far from the read floor (days 02-05), whose share of it
+                              would fall on a GPU with more bandwidth and the same SMs */
+} hist_roof;
+
 /** @brief The one signature every implementation has. */
 typedef hist_status (*hist_fn)(const hist_args *args);
 
@@ -192,8 +217,8 @@ typedef struct hist_impl {
     size_t (*workspace_bytes)(const hist_problem *p, const hist_device *dev);
     hist_fn run; /**< the implementation */
     /** The performance target `make test` grades against on the main preset: for a device entry
-     *  the share of the read-only floor measured in the same run (0.40: 40% of the floor's
-     *  speed), for a host-input entry the share of the pinned-copy floor (one copy of the input
+     *  the share of its roof (`roof`) measured in the same run (0.40: 40% of the roof's speed),
+     *  for a host-input entry the share of the pinned-copy floor (one copy of the input
      *  from pinned host memory to the GPU, same run), for a host entry the speed-up over
      * cpu_reference per worker thread; 0: given code (the reference, a library baseline), timed but
      * not graded. Set from the course's own solutions on an H100; a fraction of a measured floor
@@ -204,6 +229,9 @@ typedef struct hist_impl {
      *  kernel: left out of the next lesson's "vs prev" column. 0 (left out of the initializer):
      *  the lesson's own. */
     int library;
+    /** Which roof a device entry's target is a share of (left out of the initializer: the
+     *  bound). */
+    hist_roof roof;
 } hist_impl;
 
 /**

@@ -34,6 +34,9 @@ typedef struct hist_options {
     int require_gpu;        /**< `--require-gpu`: a GPU implementation skipped for want of a GPU
                                  is a failure (exit status 4) */
     int list;               /**< `--list`: print the registry and exit */
+    int list_gpus;          /**< `--gpu-limits list`: print the limits table and exit (any other
+                                 `--gpu-limits NAME` is applied by hist_parse_args() itself, for
+                                 every later hist_device_open()) */
     int help;               /**< `--help`: print usage and exit */
     char command[512];      /**< the command line, for the results' provenance (CSV `command`) */
 } hist_options;

@@ -44,6 +44,23 @@ static double previous_lesson_best(const hist_result *results, size_t n, size_t 
     return best;
 }
 
+double hist_roof_us(const hist_roofs *r, hist_roof roof) {
+    const double ceiling = r->ceiling.reps > 0 ? r->ceiling.median_us : 0.0;
+    if (roof == HIST_ROOF_ATOMICS)
+        return ceiling;
+    const double floor = r->floor.reps > 0 ? r->floor.median_us : 0.0;
+    return floor > ceiling ? floor : ceiling;
+}
+
+/* A device result's share of the bound max(floor, ceiling); 0 for other kinds or when none was
+   measured. */
+static double share_of_bound(const hist_result *r, const hist_roofs *roofs) {
+    const double bound = hist_roof_us(roofs, HIST_ROOF_BOUND);
+    return r->impl->where == HIST_DEVICE && bound > 0 && r->time.median_us > 0
+               ? bound / r->time.median_us
+               : 0.0;
+}
+
 /* A result's share of its floor: the read-only floor for a device implementation, the
    pinned-copy floor timed alternately with it for a host-input one; 0 for a host one or when none
    was measured. */
@@ -55,10 +72,12 @@ static double share_of_floor(const hist_result *r, const hist_stats *floor) {
 }
 
 void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
-                       const hist_stats *floor, double reference_us) {
+                       const hist_roofs *roofs, double reference_us) {
     const double bytes = (double)hist_samples(p);
-    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", "lesson", "implementation",
-            "where", "median", "min", "e2e median", "GB/s", "%floor", "vs ref", "vs prev", "check");
+    const hist_stats *floor = &roofs->floor;
+    fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %7s %8s %8s  %s\n", "lesson",
+            "implementation", "where", "median", "min", "e2e median", "GB/s", "%floor", "%bound",
+            "vs ref", "vs prev", "check");
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         if (!r->ran) {
@@ -67,8 +86,8 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
                     hist_where_name(r->impl->where), todo ? "" : "skipped: ", r->skip_reason);
             continue;
         }
-        char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", speedup[16] = "-",
-                                  vs_prev[16] = "-";
+        char median[24], min[24], e2e[24] = "-", gbps[24] = "-", pct[16] = "-", bound[16] = "-",
+                                  speedup[16] = "-", vs_prev[16] = "-";
         const double prev = previous_lesson_best(results, n, i);
         format_time(r->time.median_us, median, sizeof median);
         format_time(r->time.min_us, min, sizeof min);
@@ -78,26 +97,31 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
             snprintf(gbps, sizeof gbps, "%.1f", bytes / (r->time.median_us * 1e3));
             if (share_of_floor(r, floor) > 0)
                 snprintf(pct, sizeof pct, "%.0f%%", 100.0 * share_of_floor(r, floor));
+            if (share_of_bound(r, roofs) > 0)
+                snprintf(bound, sizeof bound, "%.0f%%", 100.0 * share_of_bound(r, roofs));
             if (reference_us > 0)
                 snprintf(speedup, sizeof speedup, "%.2fx", reference_us / r->time.median_us);
             if (prev > 0)
                 snprintf(vs_prev, sizeof vs_prev, "%.2fx", prev / r->time.median_us);
         }
-        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %8s %8s  %s\n", r->impl->lesson,
-                r->impl->name, hist_where_name(r->impl->where), median, min, e2e, gbps, pct,
+        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %7s %8s %8s  %s\n", r->impl->lesson,
+                r->impl->name, hist_where_name(r->impl->where), median, min, e2e, gbps, pct, bound,
                 speedup, vs_prev, r->mismatches == 0 ? "exact" : "MISMATCH");
     }
 }
 
 void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
-                     const hist_problem *p, const char *gpu, const hist_stats *floor,
-                     const hist_stats *clean, double reference_us) {
+                     const hist_problem *p, const char *gpu, const hist_roofs *roofs,
+                     double reference_us) {
+    const hist_stats *floor = &roofs->floor;
     char dist[32];
     hist_dist_format(o->data.dist, dist, sizeof dist);
-    fprintf(f, "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
-               "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
-               "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
-               "clean_floor_median_us,date_utc,command,copy_floor_median_us\n");
+    fprintf(f,
+            "lesson,implementation,where,status,median_us,min_us,e2e_median_us,e2e_min_us,"
+            "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
+            "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
+            "clean_floor_median_us,date_utc,command,copy_floor_median_us,atomic_ceiling_median_us,"
+            "pct_of_bound\n");
     char date[32] = "";
     const time_t now = time(NULL);
     struct tm utc;
@@ -124,10 +148,11 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f\n", floor->median_us, gpu,
-                (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
-                (unsigned long long)o->data.seed, o->reps, o->threads, clean->median_us, date,
-                o->command, r->copy_floor.median_us);
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f\n", floor->median_us,
+                gpu, (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
+                (unsigned long long)o->data.seed, o->reps, o->threads, roofs->clean.median_us, date,
+                o->command, r->copy_floor.median_us, roofs->ceiling.median_us,
+                r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0);
     }
 }
 

@@ -16,6 +16,23 @@
 extern "C" {
 #endif
 
+/** @brief The roofs of a run, measured in the same process on the same data (reps 0: not
+ *  measured). */
+typedef struct hist_roofs {
+    hist_stats floor;   /**< the flushed read-only floor, timed like every kernel */
+    hist_stats clean;   /**< the same read on a clean L2 (the hardware's limit) */
+    hist_stats ceiling; /**< the shared-atomic ceiling: one conflict-free shared atomicAdd per
+                             sample */
+} hist_roofs;
+
+/**
+ * @brief The time of one roof of a run, in microseconds (0 if not measured).
+ * @param r the run's roofs
+ * @param roof which: the bound max(floor, ceiling), or the ceiling alone
+ * @return its median
+ */
+double hist_roof_us(const hist_roofs *r, hist_roof roof);
+
 /** @brief One implementation's measured result. */
 typedef struct hist_result {
     const hist_impl *impl;  /**< which implementation */
@@ -30,16 +47,17 @@ typedef struct hist_result {
 
 /**
  * @brief Print the results table: per implementation its median, minimum, end-to-end time,
- *        GB/s, share of its floor, speed-ups over the reference and the previous lesson, check.
+ *        GB/s, share of its floor and of the bound max(floor, atomic ceiling), speed-ups over the
+ * reference and the previous lesson, check.
  * @param f the stream
  * @param results the results, in registry order
  * @param n how many
  * @param p the problem
- * @param floor the read-only floor of the run (reps 0 if none was measured)
+ * @param roofs the run's roofs (reps 0 where none was measured)
  * @param reference_us the CPU reference's median (0 if it did not run)
  */
 void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
-                       const hist_stats *floor, double reference_us);
+                       const hist_roofs *roofs, double reference_us);
 
 /**
  * @brief Write the results as CSV, one row per implementation, with the run's provenance (GPU,
@@ -50,13 +68,12 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
  * @param o the options of the run
  * @param p the problem
  * @param gpu the GPU's name ("none" without one)
- * @param floor the flushed read-only floor
- * @param clean the clean-L2 read
+ * @param roofs the run's roofs
  * @param reference_us the CPU reference's median (0 if it did not run)
  */
 void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_options *o,
-                     const hist_problem *p, const char *gpu, const hist_stats *floor,
-                     const hist_stats *clean, double reference_us);
+                     const hist_problem *p, const char *gpu, const hist_roofs *roofs,
+                     double reference_us);
 
 /**
  * @brief List the registry: lesson, name, where it runs, what it does and its constraints.

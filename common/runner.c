@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_limits.h"
 #include "npy.h"
 #include "outfile.h"
 #include "reference.h"
@@ -55,9 +56,10 @@ typedef struct run_state {
     hist_device dev;           /**< the GPU, when `device` is set */
     const hist_device *device; /**< &dev once the GPU is open, NULL without one */
     char no_gpu[200];          /**< why there is no GPU, once one was asked for */
+    hist_status open_status;   /**< what opening the GPU returned (HIST_ERR_USAGE: the emulated
+                                    GPU cannot be emulated here, a usage error) */
     hist_gpu *gpu;             /**< the GPU session, if any */
-    hist_stats floor;          /**< the flushed read-only floor (reps 0 if not measured) */
-    hist_stats clean;          /**< the same read on a clean L2 */
+    hist_roofs roofs;          /**< the floors and the atomic ceiling (reps 0 if not measured) */
     double reference_us;       /**< cpu_reference's median, once it ran */
     const hist_impl *not_run;  /**< the first implementation named with --impl that was skipped */
     void *pinned;              /**< host-input implementations: the input in pinned memory */
@@ -141,10 +143,13 @@ static gpu_needs find_gpu_needs(const hist_options *o, const hist_impl *impls, s
         if (impls[i].where == HIST_HOST || !is_selected(o, &impls[i]))
             continue;
         if (!st->device && st->no_gpu[0] == '\0') {
-            if (hist_device_open(&st->dev) == HIST_OK)
+            st->open_status = hist_device_open(&st->dev);
+            if (st->open_status == HIST_OK)
                 st->device = &st->dev;
             else
                 snprintf(st->no_gpu, sizeof st->no_gpu, "%s", hist_last_error());
+            if (st->open_status == HIST_ERR_USAGE) /* a GPU to emulate that it cannot be */
+                return need;
         }
         if (!st->device || hist_impl_unsupported(&impls[i], &st->p, st->device))
             continue;
@@ -181,20 +186,26 @@ static void print_header(const hist_options *o, const run_state *st) {
 /* Step 3: the GPU session and the floors every device implementation is judged by. */
 static hist_status measure_floors(const hist_options *o, size_t workspace, run_state *st) {
     const double bytes = (double)hist_samples(&st->p);
+    hist_roofs *r = &st->roofs;
     hist_status s = hist_gpu_create(&st->gpu, st->device, &st->p, st->samples, workspace);
     if (s == HIST_OK)
-        s = hist_gpu_time_floor(st->gpu, o->warmup, o->reps, &st->floor);
+        s = hist_gpu_time_floor(st->gpu, o->warmup, o->reps, &r->floor);
     if (s == HIST_OK)
-        s = hist_gpu_time_floor_clean(st->gpu, o->warmup, o->reps, &st->clean);
+        s = hist_gpu_time_floor_clean(st->gpu, o->warmup, o->reps, &r->clean);
+    if (s == HIST_OK && bytes > 0)
+        s = hist_gpu_time_atomic_ceiling(st->gpu, o->warmup, o->reps, &r->ceiling, NULL);
     if (s != HIST_OK)
         return s;
     printf("# read-only floor: median %.1f us, min %.1f us (%.0f GB/s), %d SMs, %.0f MiB L2\n",
-           st->floor.median_us, st->floor.min_us, bytes / (st->floor.median_us * 1e3),
+           r->floor.median_us, r->floor.min_us, bytes / (r->floor.median_us * 1e3),
            st->dev.sm_count, st->dev.l2_bytes / 1048576.0);
     printf("# the same read on a clean L2 (no dirty line written back while timed): median "
            "%.1f us (%.0f GB/s); %%floor is against the flushed floor above, timed like every "
            "kernel\n",
-           st->clean.median_us, bytes / (st->clean.median_us * 1e3));
+           r->clean.median_us, bytes / (r->clean.median_us * 1e3));
+    printf("# shared-atomic ceiling (one conflict-free shared atomicAdd per sample): median %.1f "
+           "us; %%bound is against max(floor, ceiling) = %.1f us\n",
+           r->ceiling.median_us, hist_roof_us(r, HIST_ROOF_BOUND));
     return HIST_OK;
 }
 
@@ -283,7 +294,7 @@ static hist_status run_one(const hist_options *o, const hist_impl *impl, const h
 
 /* Step 5: the table, then --output staged, or the failure of an implementation that had to run. */
 static hist_status report_and_stage_output(const hist_options *o, run_state *st) {
-    hist_report_table(stdout, st->results, st->n, &st->p, &st->floor, st->reference_us);
+    hist_report_table(stdout, st->results, st->n, &st->p, &st->roofs, st->reference_us);
     if (st->not_run) {
         const hist_result *r = st->results;
         while (r->impl != st->not_run)
@@ -338,7 +349,7 @@ static hist_status write_files(const hist_options *o, run_state *st) {
         if (s != HIST_OK)
             break;
         hist_report_csv(f->f, st->results, st->n, o, &st->p, st->device ? st->dev.name : "none",
-                        &st->floor, &st->clean, st->reference_us);
+                        &st->roofs, st->reference_us);
         s = hist_outfile_close(f);
     }
     if (s == HIST_OK && (fflush(stdout) != 0 || ferror(stdout)))
@@ -358,7 +369,10 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     gpu_needs need = {0, 0, 0, 0};
     if (s == HIST_OK) {
         need = find_gpu_needs(o, impls, count, &st);
-        print_header(o, &st);
+        if (st.open_status == HIST_ERR_USAGE)
+            s = hist_fail(HIST_ERR_USAGE, "%s", st.no_gpu);
+        else
+            print_header(o, &st);
     }
     if (s == HIST_OK && need.session)
         s = measure_floors(o, need.workspace, &st);
@@ -412,6 +426,10 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
     }
     if (o.list) {
         hist_report_registry(stdout, impls, count);
+        return stdout_status(program);
+    }
+    if (o.list_gpus) {
+        hist_gpu_limits_print(stdout);
         return stdout_status(program);
     }
     int any_mismatch = 0;

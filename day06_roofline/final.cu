@@ -15,6 +15,7 @@
 
 #include "cuda_check.h"
 #include "device.cuh"
+#include "gpu_limits.h"
 #include "plan.cuh"
 #include "roofline.cuh"
 
@@ -47,30 +48,32 @@
  */
 
 /**
- * @brief One warp's rows: step 1's double-buffered loop of 32-bit loads, 8 in flight, each word
+ * @brief One lane's rows: step 1's double-buffered loop of 32-bit loads, 8 in flight, each word
  *        counted by count_word().
- * @param p the warp's first row's word at the group's first channel
- * @param stride words from one of the warp's rows to its next (32 rows further)
- * @param n how many rows the warp counts
+ * @tparam CH channels per block (the plan's)
+ * @param p this lane's word of its first row
+ * @param stride words from one of the lane's rows to its next (32 warps x 128 / CH rows further)
+ * @param n how many rows the lane counts
  * @param s_lane this lane's slot of byte 0 in `[bin][slot]`
+ * @param q which of the warp's 128 / CH rows the lane reads (roofline.cuh's layout)
  */
+template <int CH>
 __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_t stride,
-                                           uint64_t n, uint32_t *s_lane) {
-    const uint32_t lane = threadIdx.x % 32;
+                                           uint64_t n, uint32_t *s_lane, uint32_t q) {
     uint32_t cur[R6_UNROLL], next[R6_UNROLL];
     uint64_t k = 0;
     if (n >= R6_UNROLL) {
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
-            cur[u] = __ldg(p + u * stride + lane);
+            cur[u] = __ldg(p + u * stride);
         p += R6_UNROLL * stride;
         for (k = R6_UNROLL; k + R6_UNROLL <= n; k += R6_UNROLL) {
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* the next batch in flight ... */
-                next[u] = __ldg(p + u * stride + lane);
+                next[u] = __ldg(p + u * stride);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* ... while this one is counted */
-                count_word(cur[u], s_lane);
+                count_word<CH>(cur[u], s_lane, q);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u)
                 cur[u] = next[u];
@@ -78,20 +81,23 @@ __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_
         }
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
-            count_word(cur[u], s_lane);
+            count_word<CH>(cur[u], s_lane, q);
     }
     for (; k < n; ++k, p += stride)
-        count_word(__ldg(p + lane), s_lane);
+        count_word<CH>(__ldg(p), s_lane, q);
 }
 
 /**
- * @brief The flush for any binning and any virtual-to-real channel map: 64 bins at a time, bin b
- *        of slot s summed from its values' counters into the `[128][65]` buffer (as in step 5),
- *        then added to the output, 32 consecutive bins of one channel per warp instruction; with
- *        FOLD, first summed per real channel in a second `[128][65]` buffer. The loops index by
- *        the constants 64 and 128 (shifts): a division by the run-time bin count per counter cost
- *        4 us more per block, measured.
- * @param s_hist the block's `[256 values][128 slots]` histogram
+ * @brief The flush for any binning and any virtual-to-real channel map: FB bins at a time, bin b
+ *        of slot s summed from its values' counters into the `[CH][FB + 1]` buffer (as in step
+ *        5), then added to the output, 32 consecutive bins of one channel per warp instruction;
+ *        with FOLD, first summed per real channel in a second `[CH][FB + 1]` buffer. The loops
+ *        index by the constants FB and CH (shifts): a division by the run-time bin count per
+ *        counter cost 4 us more per block, measured.
+ * @tparam FOLD sum the group's virtual channels per real channel first
+ * @tparam CH channels per block (the plan's)
+ * @tparam FB bins per round (the plan's)
+ * @param s_hist the block's `[256 values][CH slots]` histogram
  * @param s_flush the transposition buffer
  * @param s_real the real channel of each slot (UINT32_MAX: none)
  * @param s_fold FOLD's per-real-channel buffer
@@ -100,44 +106,44 @@ __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_
  * @param vr the virtual rows (channels: the real count)
  * @param d_out the output `[channels][bins]`, zeroed
  */
-template <bool FOLD>
+template <bool FOLD, int CH, int FB>
 __device__ __forceinline__ void
 flush_binned(const uint32_t *s_hist, uint32_t *s_flush, const uint32_t *s_real, uint32_t *s_fold,
              hist_binning b, uint32_t bins, virtual_rows vr, uint32_t *d_out) {
-    const uint32_t pad = R6_FLUSH_BINS + 1;
-    /* each thread's share of a round: 8 counters, in both phases at a constant stride */
-    const uint32_t per_thread = R6_FLUSH_BINS * R6_CHANNELS / R6_THREADS;
-    uint32_t reals[R6_FLUSH_BINS * R6_CHANNELS / R6_THREADS]; /* the real channels of this
-                                                                 thread's slots in phase 2 */
+    const uint32_t pad = FB + 1;
+    /* each thread's share of a round (8 counters in the H100's plan), in both phases at a
+       constant stride */
+    constexpr uint32_t per_thread = FB * CH / R6_THREADS;
+    uint32_t reals[per_thread]; /* the real channels of this thread's slots in phase 2 */
 #pragma unroll
     for (uint32_t i = 0; i < per_thread; ++i)
-        reals[i] = s_real[threadIdx.x / R6_FLUSH_BINS + i * (R6_THREADS / R6_FLUSH_BINS)];
-    for (uint32_t b0 = 0; b0 < bins; b0 += R6_FLUSH_BINS) {
-        const uint32_t n = min(bins - b0, (uint32_t)R6_FLUSH_BINS);
-        /* k = bin * 128 + slot: fold values into bins, one slot per lane (slot fixed, bin + 8) */
+        reals[i] = s_real[threadIdx.x / FB + i * (R6_THREADS / FB)];
+    for (uint32_t b0 = 0; b0 < bins; b0 += FB) {
+        const uint32_t n = min(bins - b0, (uint32_t)FB);
+        /* k = bin * CH + slot: fold values into bins, one slot per lane */
 #pragma unroll
         for (uint32_t i = 0; i < per_thread; ++i) {
-            const uint32_t slot = threadIdx.x % R6_CHANNELS;
-            const uint32_t bin = threadIdx.x / R6_CHANNELS + i * (R6_THREADS / R6_CHANNELS);
+            const uint32_t slot = threadIdx.x % CH;
+            const uint32_t bin = threadIdx.x / CH + i * (R6_THREADS / CH);
             if (bin >= n)
                 continue;
             const uint32_t v0 = b.lo + (b0 + bin) * b.width;
-            uint32_t sum = s_hist[v0 * R6_CHANNELS + slot];
+            uint32_t sum = s_hist[v0 * CH + slot];
             if (b.width > 1) { /* the bin's other values */
                 const uint32_t v1 = min((uint32_t)b.hi, v0 + b.width - 1);
                 for (uint32_t v = v0 + 1; v <= v1; ++v)
-                    sum += s_hist[v * R6_CHANNELS + slot];
+                    sum += s_hist[v * CH + slot];
             }
             s_flush[slot * pad + bin] = sum;
             if (FOLD)
-                s_fold[slot * pad + bin] = 0; /* real channels < 128 use rows 0..channels-1 */
+                s_fold[slot * pad + bin] = 0; /* real channels < CH use rows 0..channels-1 */
         }
         __syncthreads(); /* the buffer is full */
-        /* k = slot * 64 + bin: a warp takes consecutive bins of one slot (bin fixed, slot + 16) */
+                         /* k = slot * FB + bin: a warp takes consecutive bins of one slot */
 #pragma unroll
         for (uint32_t i = 0; i < per_thread; ++i) {
-            const uint32_t bin = threadIdx.x % R6_FLUSH_BINS;
-            const uint32_t slot = threadIdx.x / R6_FLUSH_BINS + i * (R6_THREADS / R6_FLUSH_BINS);
+            const uint32_t bin = threadIdx.x % FB;
+            const uint32_t slot = threadIdx.x / FB + i * (R6_THREADS / FB);
             const uint32_t real = reals[i];
             const uint32_t count = s_flush[slot * pad + bin];
             if (bin >= n || real == UINT32_MAX || count == 0)
@@ -149,8 +155,8 @@ flush_binned(const uint32_t *s_hist, uint32_t *s_flush, const uint32_t *s_real, 
         }
         __syncthreads(); /* read before the next round overwrites it */
         if (FOLD) {
-            for (uint32_t k = threadIdx.x; k < vr.channels * R6_FLUSH_BINS; k += R6_THREADS) {
-                const uint32_t real = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+            for (uint32_t k = threadIdx.x; k < vr.channels * FB; k += R6_THREADS) {
+                const uint32_t real = k / FB, bin = k % FB;
                 const uint32_t count = s_fold[real * pad + bin];
                 if (bin < n && count > 0)
                     atomicAdd(&d_out[(size_t)real * bins + b0 + bin], count);
@@ -195,31 +201,31 @@ __device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
  * without a workspace for the counters (day 07's pipelines) there are no dynamic tiles. */
 
 /**
- * @brief Step 8: bring the first rows of this warp towards the SM (an L2 prefetch of each of its
+ * @brief Step 8: bring the first rows of this lane towards the SM (an L2 prefetch of each of its
  *        first R6_UNROLL rows), so that the loop's first loads do not start from DRAM while the
  *        block zeroes its histogram.
- * @param p the warp's first row's word at the group's first channel
- * @param stride words from one of the warp's rows to its next
- * @param n how many rows the warp counts
+ * @param p this lane's word of its first row
+ * @param stride words from one of the lane's rows to its next
+ * @param n how many rows the lane counts
  */
 __device__ __forceinline__ void prefetch_first_rows(const uint32_t *p, size_t stride, uint64_t n) {
-    const uint32_t lane = threadIdx.x % 32;
 #pragma unroll
     for (uint32_t u = 0; u < R6_UNROLL; ++u)
         if (u < n)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(p + u * stride + lane));
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(p + u * stride));
 }
 
 /**
  * @brief Step 8: count the tiles this block is handed, step 1's loop continued across tiles. A
- *        tile is R6_TILE_ROWS virtual rows, warp w counting rows w, w + 32, ... of it. Thread 0
+ *        tile is R6_TILE_ROWS x R virtual rows (R = 128 / CH rows per warp load), lane q of warp
+ *        w's rows counting rows wR + q, wR + q + 32R, ... of it. Thread 0
  *        asks for tiles two ahead (atomicAdd on the group's counter), so that no warp waits for
  *        an index: each warp loads the first batch of the next tile before it counts the last
  *        batch of this one, then the block meets at one barrier per tile. The indices go round
  *        three slots: slot k % 3 holds the k-th tile's, so the slot thread 0 writes at the end of
  *        a tile was last read before the previous barrier.
- * @param p0 this warp's word of row 0 of the dynamic rows (at the group's first channel, minus
- *        the lane)
+ * @tparam CH channels per block (the plan's)
+ * @param p0 this lane's word of its first row in tile 0 of the dynamic rows
  * @param wpr words per virtual row
  * @param tiles tiles in the dynamic rows
  * @param active this lane counts (lanes past the group's words only keep the barriers)
@@ -227,13 +233,15 @@ __device__ __forceinline__ void prefetch_first_rows(const uint32_t *p, size_t st
  * @param s_tile three slots: the block's first two tile indices in 0 and 1 (filled before the
  *        call)
  * @param d_next the group's tile counter
+ * @param q which of the warp's R rows this lane reads
  */
+template <int CH>
 __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, size_t wpr,
                                             uint32_t tiles, bool active, uint32_t *s_lane,
-                                            uint32_t *s_tile, uint32_t *d_next) {
-    const uint32_t lane = threadIdx.x % 32;
-    const size_t stride = 32 * wpr; /* one of the warp's rows to its next */
-    const size_t tile_words = R6_TILE_ROWS * wpr;
+                                            uint32_t *s_tile, uint32_t *d_next, uint32_t q) {
+    constexpr uint32_t R = R6_CHANNELS / CH; /* rows per warp load */
+    const size_t stride = 32 * R * wpr;      /* one of the lane's rows to its next */
+    const size_t tile_words = R6_TILE_ROWS * R * wpr;
     uint32_t t = s_tile[0];
     if (t >= tiles) /* the same for every thread */
         return;
@@ -242,7 +250,7 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
     if (active)
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
-            cur[u] = __ldg(p + u * stride + lane);
+            cur[u] = __ldg(p + u * stride);
     for (uint32_t i = 0;; ++i) {
         uint32_t ahead = 0;
         if (threadIdx.x == 0) /* the tile after the next; needed only at the end of this one */
@@ -252,24 +260,24 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
             for (int b = 1; b < R6_TILE_BATCHES; ++b) {
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = __ldg(p + (b * R6_UNROLL + u) * stride + lane);
+                    next[u] = __ldg(p + (b * R6_UNROLL + u) * stride);
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
-                    count_word(cur[u], s_lane);
+                    count_word<CH>(cur[u], s_lane, q);
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
                     cur[u] = next[u];
             }
         const uint32_t t_next = s_tile[(i + 1) % 3];
-        const uint32_t *q = p0 + t_next * tile_words;
+        const uint32_t *t_p = p0 + t_next * tile_words;
         if (active) {
             if (t_next < tiles) /* the next tile's first batch in flight ... */
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = __ldg(q + u * stride + lane);
+                    next[u] = __ldg(t_p + u * stride);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* ... while this tile's last is counted */
-                count_word(cur[u], s_lane);
+                count_word<CH>(cur[u], s_lane, q);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u)
                 cur[u] = next[u];
@@ -279,26 +287,29 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
         __syncthreads(); /* the slot written is seen by all before they read it */
         if (t_next >= tiles)
             break;
-        p = q;
+        p = t_p;
     }
 }
 
 /**
  * @brief The final kernel: step 6's loop and flush over virtual rows, for any channel count,
- *        input alignment and binning (see the section comment); with FUSED (step 8) it also
- *        zeroes the output itself.
+ *        input alignment and binning (see the section comment), in the plan's shape (CH channels
+ *        per block, FB bins per flush round: plan.cuh); with FUSED (step 8) it also zeroes the
+ *        output itself.
  * @tparam FOLD a group is wider than the real channels: fold its virtual channels in shared
  *         memory before adding to the output
  * @tparam FUSED launched cooperatively: every block zeroes its share of the output, arrives at a
  *         grid barrier, counts, and waits at that barrier only before its flush (by then every
  *         block zeroed its share long ago, so nobody waits)
+ * @tparam CH channels per block: 128, 64 or 32
+ * @tparam FB bins per flush round: 64 or 32
  * @param d_samples the input as given, row-major `[rows][channels]`, any alignment
  * @param vr its virtual rows
- * @param group_width virtual channels per block (a multiple of 4, at most 128; the last group
+ * @param group_width virtual channels per block (a multiple of 4, at most CH; the last group
  *        may have fewer)
  * @param chunk_rows virtual rows per block in its fixed chunk
  * @param dyn_first the first virtual row handed out in tiles (vr.rows: none)
- * @param dyn_tiles tiles of R6_TILE_ROWS rows from dyn_first on (FUSED only; 0: none)
+ * @param dyn_tiles tiles of R6_TILE_ROWS x 128 / CH rows from dyn_first on (FUSED only; 0: none)
  * @param d_next a tile counter per channel group (FUSED with tiles; zeroed by block 0), or NULL
  * @param binning the binning (applied by the flush)
  * @param bins its bins (hist_bins())
@@ -306,40 +317,43 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
  * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL
  * @par Launch
  * `__launch_bounds__(R6_THREADS, 1)`. `launch_any()`: a grid of (virtual channel groups, row
- * chunks: SMs / groups), R6_THREADS (1024) threads, `R6_SMEM_BYTES` (128 KiB) plus
- * `R6_FLUSH_BYTES` (33,280 bytes) plus 512 bytes (and with FOLD another `R6_FLUSH_BYTES`) of
- * dynamic shared memory; FUSED: a cooperative launch (all blocks resident at once), otherwise the
- * output zeroed before.
+ * chunks: SMs / groups), R6_THREADS (1024) threads, R6_PLAN_SMEM(CH, FB) bytes of dynamic
+ * shared memory (without FOLD less its second flush buffer; 198,144 bytes in the H100's plan);
+ * FUSED: a cooperative launch (all blocks resident at once), otherwise the output zeroed before.
  */
-template <bool FOLD, bool FUSED>
+template <bool FOLD, bool FUSED, int CH, int FB>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     any_kernel(const uint8_t *__restrict__ d_samples, virtual_rows vr, uint32_t group_width,
                uint64_t chunk_rows, uint64_t dyn_first, uint32_t dyn_tiles, uint32_t *d_next,
                hist_binning binning, uint32_t bins, uint32_t *__restrict__ d_out,
                uint64_t *d_stamps) {
-    __shared__ uint32_t s_tile[3];       /* step 8: the block's next dynamic tiles */
-    extern __shared__ uint32_t s_hist[]; /* [256 values][128 slots], then the flush buffers */
-    uint32_t *s_flush = s_hist + R6_BINS * R6_CHANNELS;
-    uint32_t *s_real = s_flush + R6_CHANNELS * (R6_FLUSH_BINS + 1);
-    uint32_t *s_fold = s_real + R6_CHANNELS;
+    constexpr uint32_t W = CH / 4;           /* words of a group's row: lanes per row */
+    constexpr uint32_t R = R6_CHANNELS / CH; /* rows per warp load (roofline.cuh's layout) */
+    __shared__ uint32_t s_tile[3];           /* step 8: the block's next dynamic tiles */
+    extern __shared__ uint32_t s_hist[];     /* [256 values][CH slots], then the flush buffers */
+    uint32_t *s_flush = s_hist + R6_BINS * CH;
+    uint32_t *s_real = s_flush + CH * (FB + 1);
+    uint32_t *s_fold = s_real + CH;
     stamp(d_stamps, STAMP_START);
     const uint32_t c0 = blockIdx.x * group_width;
     const uint32_t group_channels = min(group_width, vr.width - c0);
-    const uint32_t words = (group_channels + 3) / 4; /* lanes that count */
+    const uint32_t words = (group_channels + 3) / 4; /* lanes of a row that count */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint64_t step = R6_THREADS / 32; /* one virtual row per warp */
+    const uint32_t w = lane % W, q = R == 1 ? 0 : lane / W; /* word w of the warp's row q */
+    const uint64_t step = (R6_THREADS / 32) * R;            /* a lane's rows are this far apart */
     const uint64_t r0 = blockIdx.y * chunk_rows;
     const uint64_t r1 = min(r0 + chunk_rows, dyn_first); /* the rest is handed out (FUSED) */
     const uint8_t *aligned = d_samples + vr.shift;       /* a word boundary */
-    const uint64_t n = r1 > r0 + warp ? (r1 - r0 - warp + step - 1) / step : 0;
-    const uint32_t *p = reinterpret_cast<const uint32_t *>(aligned + (r0 + warp) * vr.width + c0);
-    if (FUSED && lane < words) /* step 8: the first rows on their way during the zeroing */
+    const uint64_t first = r0 + warp * R + q;            /* this lane's first row */
+    const uint64_t n = r1 > first ? (r1 - first + step - 1) / step : 0;
+    const uint32_t *p = reinterpret_cast<const uint32_t *>(aligned + first * vr.width + c0) + w;
+    if (FUSED && w < words) /* step 8: the first rows on their way during the zeroing */
         prefetch_first_rows(p, step * vr.width / 4, n);
 
-    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS / 4; k += R6_THREADS)
+    for (uint32_t k = threadIdx.x; k < R6_BINS * CH / 4; k += R6_THREADS)
         reinterpret_cast<uint4 *>(s_hist)[k] = make_uint4(0, 0, 0, 0); /* 16 bytes a store */
-    if (threadIdx.x < R6_CHANNELS) { /* each slot's real channel */
-        const uint32_t v = slot_to_channel<4>(threadIdx.x);
+    if (threadIdx.x < CH) { /* each slot's real channel */
+        const uint32_t v = slot_to_channel<4, CH>(threadIdx.x);
         s_real[threadIdx.x] = v < group_channels ? (vr.shift + c0 + v) % vr.channels : UINT32_MAX;
     }
     cooperative_groups::grid_group::arrival_token token = 0;
@@ -357,25 +371,16 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     }
     stamp(d_stamps, STAMP_ZEROED);
 
-    if (lane < words) {
-        count_rows(p, step * vr.width / 4, n, s_hist + lane);
-        if (blockIdx.y == 0 && warp == 0) { /* the bytes outside whole virtual rows */
-#pragma unroll
-            for (uint32_t j = 0; j < 4; ++j) {
-                const uint32_t v = 4 * lane + j; /* in the group; count_word()'s slot */
-                if (v >= group_channels)
-                    continue;
-                if (c0 + v + vr.shift >= vr.width) /* before the first word: virtual row -1 */
-                    atomicAdd(&s_hist[d_samples[c0 + v + vr.shift - vr.width] * R6_CHANNELS +
-                                      32 * j + lane],
-                              1u);
-                if (c0 + v < vr.tail) /* after the last whole virtual row */
-                    atomicAdd(
-                        &s_hist[aligned[vr.rows * vr.width + c0 + v] * R6_CHANNELS + 32 * j + lane],
-                        1u);
-            }
+    if (w < words)
+        count_rows<CH>(p, step * vr.width / 4, n, s_hist + w, q);
+    if (blockIdx.y == 0 && warp == 0) /* the bytes outside whole virtual rows */
+        for (uint32_t v = lane; v < group_channels; v += 32) {
+            const uint32_t slot = W * (v % 4) + v / 4; /* channel v's (the layout) */
+            if (c0 + v + vr.shift >= vr.width)         /* before the first word: virtual row -1 */
+                atomicAdd(&s_hist[d_samples[c0 + v + vr.shift - vr.width] * CH + slot], 1u);
+            if (c0 + v < vr.tail) /* after the last whole virtual row */
+                atomicAdd(&s_hist[aligned[vr.rows * vr.width + c0 + v] * CH + slot], 1u);
         }
-    }
     if (FUSED) {
         /* every block zeroed its share of the output and block 0 the counters (long since) */
         cooperative_groups::this_grid().barrier_wait(std::move(token));
@@ -386,13 +391,14 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
             }
             __syncthreads();
             const size_t wpr = vr.width / 4;
-            count_tiles(reinterpret_cast<const uint32_t *>(aligned + c0) + (dyn_first + warp) * wpr,
-                        wpr, dyn_tiles, lane < words, s_hist + lane, s_tile, &d_next[blockIdx.x]);
+            count_tiles<CH>(reinterpret_cast<const uint32_t *>(aligned + c0) +
+                                (dyn_first + warp * R + q) * wpr + w,
+                            wpr, dyn_tiles, w < words, s_hist + w, s_tile, &d_next[blockIdx.x], q);
         }
     }
     __syncthreads(); /* every count in before the histogram is read */
     stamp(d_stamps, STAMP_COUNTED);
-    flush_binned<FOLD>(s_hist, s_flush, s_real, s_fold, binning, bins, vr, d_out);
+    flush_binned<FOLD, CH, FB>(s_hist, s_flush, s_real, s_fold, binning, bins, vr, d_out);
     stamp(d_stamps, STAMP_FLUSHED);
 }
 
@@ -409,6 +415,31 @@ enum any_start {
 };
 
 /**
+ * @brief any_kernel() for a plan and a launch: one function of the 16 its template parameters
+ *        make.
+ * @param plan the plan (plan_for())
+ * @param fold FOLD
+ * @param fused FUSED
+ * @return the kernel
+ */
+static const void *any_kernel_for(const any_plan &plan, bool fold, bool fused) {
+#define R6_KERNELS(CH, FB)                                                                         \
+    {                                                                                              \
+        (const void *)any_kernel<false, false, CH, FB>,                                            \
+            (const void *)any_kernel<false, true, CH, FB>,                                         \
+            (const void *)any_kernel<true, false, CH, FB>,                                         \
+            (const void *)any_kernel<true, true, CH, FB>                                           \
+    }
+    static const void *const kernels[][4] = {R6_KERNELS(128, 64), R6_KERNELS(128, 32),
+                                             R6_KERNELS(64, 64), R6_KERNELS(32, 64)};
+#undef R6_KERNELS
+    size_t i = 0; /* the plan's row of R6_PLANS, whose order the table follows */
+    while (R6_PLANS[i].channels != plan.channels || R6_PLANS[i].flush_bins != plan.flush_bins)
+        ++i;
+    return kernels[i][2 * fold + fused];
+}
+
+/**
  * @brief Launch any_kernel() on the problem's virtual rows, the output started as @p start says.
  * @param a the call's arguments
  * @param start how the output starts
@@ -422,7 +453,11 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
     const hist_problem *p = a->problem;
     *blocks = 0;
     const bool empty = hist_samples(p) == 0;
-    const any_grid g = grid_for(p, a->samples, a->device);
+    const any_plan plan = plan_for(a->device);
+    if (plan.channels == 0)
+        return hist_fail(HIST_ERR_UNSUPPORTED, "day06's final kernel: %s",
+                         unsupported_any(p, a->device));
+    const any_grid g = grid_for(p, a->samples, a->device, plan.channels);
     /* a cooperative launch needs every block resident: one per SM, so no more blocks than SMs */
     const bool fused =
         start == ANY_FUSED && !empty && g.groups * g.chunks <= (uint32_t)a->device->sm_count;
@@ -431,12 +466,10 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
     if (empty)
         return HIST_OK;
     const bool fold = g.group_width > p->channels;
-    const void *kernel =
-        fused
-            ? (fold ? (const void *)any_kernel<true, true> : (const void *)any_kernel<false, true>)
-            : (fold ? (const void *)any_kernel<true, false>
-                    : (const void *)any_kernel<false, false>);
-    const size_t smem = R6_ANY_SMEM_BYTES - (fold ? 0 : R6_FLUSH_BYTES);
+    const void *kernel = any_kernel_for(plan, fold, fused);
+    /* under an emulated GPU, padded so that no more blocks share an SM than would there */
+    const size_t smem =
+        hist_launch_smem(a->device, R6_THREADS, fold ? plan.smem : plan.smem_no_fold);
     HIST_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* step 8, given a workspace for the counters: the last eighth of the rows in tiles handed
@@ -445,8 +478,9 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
     uint32_t dyn_tiles = 0;
     uint32_t *d_next = fused ? (uint32_t *)a->workspace : NULL;
     if (d_next != NULL) {
-        dyn_tiles = (uint32_t)(g.vr.rows / R6_DYN_SHARE / R6_TILE_ROWS);
-        dyn_first = g.vr.rows - (uint64_t)dyn_tiles * R6_TILE_ROWS;
+        const uint64_t tile_rows = (uint64_t)R6_TILE_ROWS * (R6_CHANNELS / plan.channels);
+        dyn_tiles = (uint32_t)(g.vr.rows / R6_DYN_SHARE / tile_rows);
+        dyn_first = g.vr.rows - (uint64_t)dyn_tiles * tile_rows;
         chunk_rows = dyn_first > 0 ? HIST_CEIL_DIV(dyn_first, g.chunks) : 1;
     }
     const uint32_t bins = hist_bins(p->binning);

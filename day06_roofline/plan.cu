@@ -9,6 +9,7 @@
  * how the virtual channels are cut into groups and the rows into chunks.
  */
 #include "cuda_check.h"
+#include "gpu_limits.h"
 #include "plan.cuh"
 
 uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chunk_rows) {
@@ -23,33 +24,44 @@ uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chu
 /**
  * @brief Virtual channels per virtual row for @p channels real ones: the least multiple of
  *        @p channels that is a multiple of 4 (a whole number of words), then as many of those as
- *        fit in one group of 128 when that is more than one (so that small channel counts fill
- *        the warp). (A multiple of 32, whole sectors, measured no faster: README.md.)
+ *        fit in one group of @p group when that is more than one (so that small channel counts
+ *        fill the warp). (A multiple of 32, whole sectors, measured no faster: README.md.)
  * @param channels real channels per row
+ * @param group channels per block (the plan's: 128, 64 or 32)
  * @return virtual channels per virtual row
  */
-static uint32_t virtual_width(uint32_t channels) {
+static uint32_t virtual_width(uint32_t channels, uint32_t group) {
     // SOLUTION virtual_width [gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]: rows per word-aligned run k = 4 / gcd(channels, 4)
-    //   (1, 2 or 4); width = k * channels; if width < 128, the largest multiple of width that is
-    //   at most 128.
-    // stub: return channels;
+    //   (1, 2 or 4); width = k * channels; if width < group, the largest multiple of width that
+    //   is at most group.
+    // stub: (void)group; return channels;
     const uint32_t k = channels % 4 == 0 ? 1 : channels % 2 == 0 ? 2 : 4;
     const uint32_t width = k * channels;
-    return width < R6_CHANNELS ? R6_CHANNELS / width * width : width;
+    return width < group ? group / width * width : width;
     // END SOLUTION
 }
 
-any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_device *dev) {
+any_plan plan_for(const hist_device *dev) {
+    for (size_t i = 0; i < sizeof R6_PLANS / sizeof R6_PLANS[0]; ++i)
+        if (R6_PLANS[i].smem <= dev->smem_per_block_optin &&
+            hist_blocks_per_sm(dev, R6_THREADS, R6_PLANS[i].smem) >= 1)
+            return R6_PLANS[i];
+    const any_plan none = {0, 0, R6_PLANS[sizeof R6_PLANS / sizeof R6_PLANS[0] - 1].smem, 0};
+    return none;
+}
+
+any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_device *dev,
+                  uint32_t channels) {
     any_grid g;
     const uint64_t bytes = hist_samples(p);
     g.vr.channels = p->channels;
-    g.vr.width = virtual_width(p->channels);
+    g.vr.width = virtual_width(p->channels, channels);
     g.vr.shift = (uint32_t)((4 - (uintptr_t)samples % 4) % 4); /* to a word */
     if (g.vr.shift > bytes)
         g.vr.shift = (uint32_t)bytes;
     g.vr.rows = (bytes - g.vr.shift) / g.vr.width;
     g.vr.tail = (uint32_t)(bytes - g.vr.shift - g.vr.rows * g.vr.width);
-    const uint32_t groups = (g.vr.width + R6_CHANNELS - 1) / R6_CHANNELS;
+    const uint32_t groups = (g.vr.width + channels - 1) / channels;
     g.group_width = (((g.vr.width + groups - 1) / groups) + 3) / 4 * 4; /* whole words */
     g.groups = (g.vr.width + g.group_width - 1) / g.group_width;
     uint64_t chunks = (uint64_t)dev->sm_count / g.groups;
@@ -67,8 +79,8 @@ size_t any_workspace(const hist_problem *p, const hist_device *dev) {
 
 const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
     (void)p;
-    if (dev && R6_ANY_SMEM_BYTES > dev->smem_per_block_optin)
-        return "needs more shared memory per block (the histogram and the flush buffer) than this "
-               "GPU allows";
+    if (dev && plan_for(dev).channels == 0)
+        return HIST_NOT_ON_GPU "even its smallest plan (32 channels per block: 49,536 bytes of "
+                               "shared memory, 1,024 threads) does not fit this GPU";
     return NULL;
 }

@@ -32,51 +32,70 @@
 
 /* ---- the bank-conflict-free layout ----
  *
- * The counter of (bin, channel) sits at s_hist[bin * 128 + slot(channel)], so its bank is
+ * The counter of (bin, channel) sits at s_hist[bin * CH + slot(channel)], CH the block's channels
+ * (128 in steps 1-6; 128, 64 or 32 in the final kernel's plans, plan.cuh), so its bank is
  * slot(channel) % 32, whatever the bin. A warp's 32 atomics are conflict-free when its 32 lanes
  * count 32 channels with 32 different slot % 32: then any data, constant data included, costs one
  * pass through the banks.
  *
- * VEC = 4: lane L reads channels 4L..4L+3 of one row; byte b of it is channel 4L + b, at slot
- *          32b + L: bank L, always.
- * VEC = 16: lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the warp's 4 rows; four
- *          lanes share w. At step s (word i = s / 4, byte b = s % 4) the lane of row r counts
- *          word (i + r) % 4, so the four take the four words: channel 16w + 4q + b with
- *          q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for all 32 lanes.
+ * VEC = 4: a row of CH channels is W = CH / 4 words, so a warp's 32 loads cover R = 32 / W rows
+ *          (1, 2 or 4): lane L reads word w = L % W of row q = L / W. Byte b of word w is channel
+ *          4w + b, at slot W * b + w. For CH = 128 (W = 32, R = 1) that is slot 32b + L: bank L,
+ *          always. For fewer channels the R lanes that read the same word w of R rows would meet
+ *          in one bank, so the lane of row q counts its bytes rotated by q: at step s it counts
+ *          byte (s + q) % 4, at slot W * ((s + q) % 4) + w, and the R rows take R different
+ *          multiples of W (bank 16 ((s + q) % 2) + w for CH = 64, 8 ((s + q) % 4) + w for 32).
+ * VEC = 16 (step 2, CH = 128): lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the
+ *          warp's 4 rows; four lanes share w. At step s (word i = s / 4, byte b = s % 4) the lane
+ *          of row r counts word (i + r) % 4, so the four take the four words: channel
+ *          16w + 4q + b with q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for
+ *          all 32 lanes.
  */
 /**
- * @brief The channel (within the block's 128) counted in @p slot: the layout above, inverted.
- * @param slot the slot, 0..127
- * @return the channel, 0..127
+ * @brief The channel (within the block's CH) counted in @p slot: the layout above, inverted.
+ * @tparam VEC bytes a lane loads (4, or 16 with CH = 128)
+ * @tparam CH channels per block (128, 64 or 32)
+ * @param slot the slot, 0..CH-1
+ * @return the channel, 0..CH-1
  */
-template <int VEC> __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
+template <int VEC, int CH = R6_CHANNELS>
+__device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
     // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]:
-    //   invert the layout above: slot = 32b + bank, so VEC 4 counts channel 4 * bank + b there,
-    //   and VEC 16 channel 16w + 4q + b with w = bank % 8, q = bank / 8.
+    //   invert the layout above: VEC 4 has slot = W * b + w with W = CH / 4, so it counts channel
+    //   4w + b there; VEC 16 (slot = 32b + bank) channel 16w + 4q + b with w = bank % 8,
+    //   q = bank / 8.
     // stub: return slot;
-    const uint32_t b = slot / 32, bank = slot % 32;
     if (VEC == 4)
-        return 4 * bank + b;
+        return 4 * (slot % (CH / 4)) + slot / (CH / 4);
+    const uint32_t b = slot / 32, bank = slot % 32;
     return 16 * (bank % 8) + 4 * (bank / 8) + b;
     // END SOLUTION
 }
 
 /* ---- counting ---- */
 
-/** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0,
- *  byte b lives 32 slots further per b.
+/** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0 (its
+ *  word w), byte b lives W = CH / 4 slots further per b; the lane of row @p q of the warp's R
+ *  rows counts its bytes rotated by q (the layout above; q is 0 when CH is 128).
+ * @tparam CH channels per block (128, 64 or 32)
  * @param v four bytes of four consecutive channels
  * @param s_word this lane's slot of byte 0 in `[bin][slot]`
+ * @param q which of the warp's rows this lane reads (0 for CH = 128)
  */
-__device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word) {
+template <int CH = R6_CHANNELS>
+__device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word, uint32_t q = 0) {
     // SOLUTION count_word [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]:
-    //   one shared atomicAdd per byte b of v (b = 0 is the low byte): its value is the bin, the
-    //   row of 128 slots in [bin][slot]; the byte's slot is 32 * b past s_word's.
-    // stub: (void)v, (void)s_word;
-    atomicAdd(&s_word[(v & 0xFF) * R6_CHANNELS + 0], 1u);
-    atomicAdd(&s_word[((v >> 8) & 0xFF) * R6_CHANNELS + 32], 1u);
-    atomicAdd(&s_word[((v >> 16) & 0xFF) * R6_CHANNELS + 64], 1u);
-    atomicAdd(&s_word[(v >> 24) * R6_CHANNELS + 96], 1u);
+    //   one shared atomicAdd per byte of v: its value is the bin, the row of CH slots in
+    //   [bin][slot]. With CH = 128 byte b (b = 0 is the low byte) goes 32 * b slots past s_word.
+    //   With fewer channels first rotate v right by 8q bits (__funnelshift_r), so that byte s of
+    //   it is the word's byte (s + q) % 4, and add it W * ((s + q) % 4) slots past s_word.
+    // stub: (void)v, (void)s_word, (void)q;
+    constexpr uint32_t W = CH / 4;
+    if (CH != 128)
+        v = __funnelshift_r(v, v, 8 * q);
+#pragma unroll
+    for (uint32_t s = 0; s < 4; ++s)
+        atomicAdd(&s_word[((v >> (8 * s)) & 0xFF) * CH + W * ((s + q) % 4)], 1u);
     // END SOLUTION
 }
 

@@ -340,10 +340,16 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
     if (p->channels % VEC != 0)
         return VEC == 4 ? "channels must be divisible by 4 (32-bit loads)"
                         : "channels must be divisible by 16 (16-byte loads)";
+    if (dev && R6_SMEM_BYTES + R6_FLUSH_BYTES > dev->smem_per_block_optin)
+        return HIST_NOT_ON_GPU "steps 1-6 count 128 channels per block in 164,352 bytes of shared "
+                               "memory, more than this GPU allows (the final kernel, gpu_roofline, "
+                               "has a plan that fits)";
     if (PREFETCH > 0 && dev && dev->cc_major < 9)
-        return "needs a Hopper GPU (compute capability 9.0) for cp.async.bulk.prefetch";
+        return HIST_NOT_ON_GPU "needs a Hopper GPU (compute capability 9.0) for "
+                               "cp.async.bulk.prefetch";
     if (PREFETCH > 0 && dev && !built_for_hopper())
-        return "this build has no sm_90 code for cp.async.bulk.prefetch (build with ARCH=sm_90)";
+        return HIST_NOT_ON_GPU "this build has no sm_90 code for cp.async.bulk.prefetch (build "
+                               "with ARCH=sm_90)";
     return NULL;
 }
 

@@ -107,9 +107,9 @@ static hist_status make_gpus(int n) {
     for (; gpus_made < n; ++gpus_made) {
         gpu_state *g = &gpus[gpus_made];
         memset(g, 0, sizeof *g);
-        cudaDeviceProp prop;
-        HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, gpus_made));
-        hist_device_from_props(&prop, gpus_made, &g->dev);
+        hist_status s = hist_device_read(gpus_made, &g->dev); /* emulated limits too */
+        if (s != HIST_OK)
+            return s;
         HIST_CUDA_TRY(cudaSetDevice(gpus_made));
         for (int s = 0; s < PIPE_STREAMS; ++s)
             HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
@@ -582,22 +582,23 @@ const hist_impl day07_impls[] = {
     {"pipe_pageable", "day07_scale", HIST_HOST_INPUT,
      "pageable input: one copy of everything, then day 06's kernel",
      "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0, 0},
+     run_copy_then_count, 0, 0, HIST_ROOF_BOUND},
     {"pipe_pinned", "day07_scale", HIST_PINNED_INPUT,
      "pinned input: the same code, the copy at the link's speed",
      "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0.90, 0},
+     run_copy_then_count, 0.90, 0, HIST_ROOF_BOUND},
     {"pipe_streams", "day07_scale", HIST_PINNED_INPUT,
      "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
      "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_streams,
-     1 / 1.05, 0},
+     1 / 1.05, 0, HIST_ROOF_BOUND},
     {"pipe_copy_stream", "day07_scale", HIST_PINNED_INPUT,
      "the same chunks: all copies on one stream, all counts on another, events between",
      "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_copy_stream,
-     1 / 1.05, 0},
+     1 / 1.05, 0, HIST_ROOF_BOUND},
     {"gpus_nccl", "day07_scale", HIST_PINNED_INPUT,
      "every visible GPU pipelines its share of the rows; NCCL all-reduce",
-     "any problem; built only with NCCL", gpus_unsupported, NULL, run_gpus, 0.90, 0},
+     "any problem; built only with NCCL", gpus_unsupported, NULL, run_gpus, 0.90, 0,
+     HIST_ROOF_BOUND},
 };
 /** @brief How many entries day07_impls holds. */
 const size_t day07_impl_count = sizeof day07_impls / sizeof day07_impls[0];

@@ -533,8 +533,8 @@ static void test_npy_fuzz_corpus_replays(void **state) {
 
 static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     static const hist_impl impls[] = {
-        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0},
-        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0},
+        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
+        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
     };
     char *copy[32];
     for (int i = 0; i < argc; ++i)

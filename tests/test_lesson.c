@@ -10,10 +10,11 @@
  *    3, 4, 63, 64, 65, 512, 513; uniform, contention:90, constant and runs:7 data; three
  *    binnings) and on both presets (main under uniform, constant, contention:90, runs:1000;
  *    small-binned). A failure names the first case that differs and prints its first differences;
- *  - performance on the main preset: each exact implementation's median time against the
- *    read-only floor measured in the same run (a host one: its speed-up over cpu_reference per
- *    thread), and its target (hist_impl::target). Reported, not failed on: timings are noisy;
- *    `make grade` turns them into points.
+ *  - performance on the main preset: each exact implementation's median time against its roof
+ *    measured in the same run (hist_impl::roof: the bound max(read-only floor, shared-atomic
+ *    ceiling), or the ceiling alone; a host one: its speed-up over cpu_reference per thread), and
+ *    its target (hist_impl::target), so that a target holds at the same share on any GPU. Reported,
+ * not failed on: timings are noisy; `make grade` turns them into points.
  *
  * GPU implementations skip without a GPU (fail with REQUIRE_GPU=1). With HIST_GRADES set (make
  * test sets it), the verdicts go to `$HIST_GRADES/LESSON.tsv` for tools/student/grade.sh.
@@ -26,6 +27,7 @@
 
 #include "gpu.h"
 #include "reference.h"
+#include "report.h"
 #include "runner.h"
 #include "test_util.h"
 
@@ -34,9 +36,10 @@ static const hist_lesson lesson = {HIST_LESSON_FOLDER, LESSON_IMPLS, &LESSON_IMP
 /** @brief What the grade file records of one implementation. */
 typedef struct grade {
     const char *status; /**< "exact", "wrong", "not-written", "no-gpu", "not-built" (a dependency
-                             missing at build time) or "-" (not tested) */
+                             missing at build time), "not-on-gpu" (it refuses this GPU, e.g. an
+                             emulated T4) or "-" (not tested) */
     int cases;          /**< cases it was exact on */
-    double measured;    /**< share of the floor (device) or speed-up per thread (host); 0: none */
+    double measured;    /**< share of its roof (device) or speed-up per thread (host); 0: none */
 } grade;
 
 static grade *grades;
@@ -103,6 +106,9 @@ static void test_written_and_exact(void **state) {
         print_message("skipped: %s: %s\n", impl->name, why);
         skip();
     }
+    if (test_not_on_gpu(impl, test_gpu()))
+        grades[i].status = "not-on-gpu"; /* a declared refusal: the reason, then a skip */
+    TEST_SKIP_IF_NOT_ON_GPU(impl, test_gpu());
     check_once();
     grades[i].cases = verdicts[i].cases;
     grades[i].status = verdicts[i].failed ? "wrong" : "exact";
@@ -220,7 +226,7 @@ static void test_performance(void **state) {
         report_time(impl, median, grades[i].measured, of_what);
     }
 
-    /* device: share of the read-only floor timed in the same session */
+    /* device: share of its roof (floor and ceiling) timed in the same session */
     if (has_device_impls()) {
         const hist_device *dev = test_gpu();
         if (!dev) {
@@ -237,10 +243,15 @@ static void test_performance(void **state) {
         }
         hist_gpu *g = NULL;
         assert_int_equal(hist_gpu_create(&g, dev, p, samples, workspace), HIST_OK);
-        hist_stats floor;
-        assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &floor), HIST_OK);
+        hist_roofs roofs;
+        memset(&roofs, 0, sizeof roofs);
+        assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &roofs.floor), HIST_OK);
+        assert_int_equal(hist_gpu_time_atomic_ceiling(g, warmup, reps, &roofs.ceiling, NULL),
+                         HIST_OK);
         print_message("%-24s %10.1f us  (read-only floor on %s, median of %d)\n", "floor",
-                      floor.median_us, dev->name, reps);
+                      roofs.floor.median_us, dev->name, reps);
+        print_message("%-24s %10.1f us  (shared-atomic ceiling: a conflict-free add per sample)\n",
+                      "atomic ceiling", roofs.ceiling.median_us);
         for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
             const hist_impl *impl = &LESSON_IMPLS[i];
             if (impl->where != HIST_DEVICE || verdicts[i].failed || verdicts[i].cases == 0 ||
@@ -248,8 +259,10 @@ static void test_performance(void **state) {
                 continue;
             hist_stats t;
             assert_int_equal(hist_gpu_time_impl(g, impl, warmup, reps, &t, NULL, out, 0), HIST_OK);
-            grades[i].measured = floor.median_us / t.median_us;
-            report_time(impl, t.median_us, grades[i].measured, "of the floor's speed");
+            grades[i].measured = hist_roof_us(&roofs, impl->roof) / t.median_us;
+            report_time(impl, t.median_us, grades[i].measured,
+                        impl->roof == HIST_ROOF_ATOMICS ? "of the atomic ceiling's speed"
+                                                        : "of the bound's speed");
         }
         hist_gpu_destroy(g);
         time_host_input(dev, p, samples, out, warmup, reps);

@@ -28,6 +28,26 @@ const hist_device *test_gpu(void);
 const char *test_gpu_reason(void);
 
 /**
+ * @brief Why @p impl cannot run on @p dev at all, whatever the problem (an unsupported() reason
+ *        that starts with HIST_NOT_ON_GPU, for the main preset's problem), or NULL.
+ * @param impl the implementation
+ * @param dev the GPU, or NULL
+ * @return the reason without its prefix, or NULL
+ */
+const char *test_not_on_gpu(const hist_impl *impl, const hist_device *dev);
+
+/** @brief Skip the current test, with the reason, when @p impl cannot run on the GPU @p dev (a
+ *  declared refusal, such as day 05 on a T4: a skip even with REQUIRE_GPU=1). */
+#define TEST_SKIP_IF_NOT_ON_GPU(impl, dev)                                                         \
+    do {                                                                                           \
+        const char *why_ = test_not_on_gpu((impl), (dev));                                         \
+        if (why_) {                                                                                \
+            print_message("skipped: %s on %s: %s\n", (impl)->name, (dev)->name, why_);             \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/**
  * @brief 1 when `HIST_REQUIRE_GPU=1` (`make test REQUIRE_GPU=1`): a GPU test must not skip.
  * @return 1 or 0
  */

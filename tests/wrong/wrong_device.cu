@@ -78,7 +78,10 @@ template <int FLAW> static hist_status run_wrong(const hist_args *a) {
 
 /** @brief One registry entry of a flawed kernel. */
 #define WRONG_IMPL(name, summary, flaw)                                                            \
-    { name, "tests", HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw>, 0, 0 }
+    {                                                                                              \
+        name, "tests", HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw>, 0, 0,             \
+            HIST_ROOF_BOUND                                                                        \
+    }
 
 /** @brief The device flaws, one entry each. */
 const hist_impl wrong_device_impls[] = {

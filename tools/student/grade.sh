@@ -21,7 +21,8 @@ if [ -f "$here/student-code.txt" ]; then cat "$here/student-code.txt"; else "$he
 awk -F '\t' -v code="$code" -v all_lessons="${HIST_ALL_LESSONS:-}" '
 function label_of(st) {
     return st == "exact" ? "exact" : st == "not-written" ? "not written" : st == "no-gpu" ? \
-           "no GPU here" : st == "not-built" ? "not built" : st == "-" ? "not tested" : "WRONG"
+           "no GPU here" : st == "not-built" ? "not built" : st == "not-on-gpu" ? "not this GPU" : \
+           st == "-" ? "not tested" : "WRONG"
 }
 BEGIN {
     while ((getline line < code) > 0) { split(line, f, " "); writes[f[1] SUBSEP f[2]] = 1 }
@@ -47,11 +48,10 @@ END {
                 continue
             }
             c_share = 60 / graded[lesson]; p_share = 40 / graded[lesson]
-            if (status[key] == "no-gpu" || status[key] == "not-built" || status[key] == "-") {
+            if (status[key] == "no-gpu" || status[key] == "not-built" || status[key] == "-" ||
+                status[key] == "not-on-gpu") {
                 ungraded += c_share + p_share
-                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], \
-                       status[key] == "-" ? "not tested" : \
-                       status[key] == "not-built" ? "not built" : "no GPU here", "-", "-"
+                printf "%-22s %-24s %-12s %-30s %8s\n", lesson, name[key], label_of(status[key]), "-", "-"
                 continue
             }
             max += c_share + p_share
