@@ -139,6 +139,11 @@ COURSE_BIN := $(BUILD)/course
 $(COURSE_BIN): $(BUILD)/common/course/course.o $(BUILD)/registry.o $(LESSON_LIBS) $(LIBHIST)
 	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# the tables of the notes' which-GPU page (docs/GPUS.md), from every registry and the limits
+GPUS_PAGE_BIN := $(BUILD)/gpus_page
+$(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSON_LIBS) $(LIBHIST)
+	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # ---- the harness's tests and the property test of the whole course ----
 
 HARNESS_TESTS := $(BUILD)/tests/test_harness $(BUILD)/tests/test_gpu_harness
@@ -164,7 +169,7 @@ $(BUILD)/tests/test_wrong: $(BUILD)/tests/test_wrong.o $(WRONG_OBJS) $(BUILD)/te
 	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 ALL_OBJS += $(WRONG_OBJS) $(BUILD)/tests/test_wrong.o
-ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o \
+ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/course/gpus_page.o \
             $(patsubst %,$(BUILD)/tests/%.o,test_util test_harness test_gpu_harness test_properties)
 -include $(ALL_OBJS:.o=.d)
 
@@ -207,14 +212,16 @@ endif
 # REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
-# Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up).
-GRADES := $(BUILD)/grades
+# Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up);
+# a run under GPU_LIMITS keeps its verdicts and logs apart (never mixed with the real GPU's)
+LIMITS_TAG := $(if $(GPU_LIMITS),-limited-to-$(GPU_LIMITS)$(if $(filter 1,$(KEEP_SMS)),-sms-kept))
+GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
 test: links $(TEST_BINS)
 	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
-	  tests/run-tests.sh $(BUILD)/test-logs $(TEST_BINS)
+	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).
@@ -247,9 +254,18 @@ plot:
 # fails if the READMEs differ from docs/data.
 TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
               $(wildcard day*/ANSWERS.md)
-tables:
+tables: gpus-page
 	@tools/build/ensure-deps.sh python3
 	python3 tools/results/tables.py $(TABLE_PAGES)
+
+# docs/GPUS.md's generated part (between its gpus-page markers): what runs where, and the plans,
+# from the limits table and the registries (no GPU needed); make tables runs it
+.PHONY: gpus-page
+gpus-page: $(GPUS_PAGE_BIN)
+	@./$(GPUS_PAGE_BIN) > $(BUILD)/gpus-page.md
+	@awk -v gen=$(BUILD)/gpus-page.md '/^<!-- gpus-page -->$$/ { print; while ((getline l < gen) > 0) print l; skip = 1; next } \
+	  /^<!-- \/gpus-page -->$$/ { skip = 0 } !skip' docs/GPUS.md > docs/GPUS.md.tmp && mv docs/GPUS.md.tmp docs/GPUS.md
+	@echo "gpus-page: docs/GPUS.md's tables from $(GPUS_PAGE_BIN)"
 
 # Every lesson and test compiled for every architecture the course serves (common.mk's
 # COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);

@@ -45,8 +45,7 @@ static const hist_gpu_limits table[] = {
      141 * GIB, 4800,
      "NVIDIA H200 Tensor Core GPU datasheet (141 GB, 4.8 TB/s; the H100's GH100 with 132 SMs and "
      "50 MB L2)"},
-    {"b200", "NVIDIA B200", 10, 0, 148, 228 * KIB, 227 * KIB, KIB, 2048, 126 * MIB, 180 * GIB,
-     8000,
+    {"b200", "NVIDIA B200", 10, 0, 148, 228 * KIB, 227 * KIB, KIB, 2048, 126 * MIB, 180 * GIB, 8000,
      "NVIDIA DGX B200 datasheet (180 GB, 8 TB/s per GPU); SMs and L2 as the CUDA runtime "
      "reports them on a B200 (148 SMs, 126 MB)"},
 };
@@ -83,8 +82,7 @@ void hist_gpu_limits_print(FILE *f) {
         const hist_gpu_limits *l = &table[i];
         fprintf(f, "%-8s %-24s %3d.%d %4d %12zu %14zu %12d %7zu %7zu %9.0f\n", l->name, l->gpu,
                 l->cc_major, l->cc_minor, l->sm_count, l->smem_per_sm, l->smem_per_block_optin,
-                l->max_threads_per_sm, l->l2_bytes / MIB, l->global_bytes / GIB,
-                l->bandwidth_gb_s);
+                l->max_threads_per_sm, l->l2_bytes / MIB, l->global_bytes / GIB, l->bandwidth_gb_s);
     }
     fprintf(f, "sources: %s; per GPU:\n", HIST_LIMITS_CC_SOURCE);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
@@ -100,8 +98,9 @@ static hist_status lookup(const char *what, const char *name, const hist_gpu_lim
     if (*out)
         return HIST_OK;
     char buf[160];
-    return hist_fail(HIST_ERR_USAGE, "%s: no GPU called '%s' in the limits table (accepted: %s, "
-                                     "list, none)",
+    return hist_fail(HIST_ERR_USAGE,
+                     "%s: no GPU called '%s' in the limits table (accepted: %s, "
+                     "list, none)",
                      what, name, names(buf, sizeof buf));
 }
 
@@ -114,6 +113,11 @@ hist_status hist_gpu_limits_select(const char *name, int keep_sms) {
     selected_keep_sms = keep_sms;
     selected_set = 1;
     return HIST_OK;
+}
+
+void hist_gpu_limits_reset(void) {
+    selected = NULL;
+    selected_set = selected_keep_sms = 0;
 }
 
 hist_status hist_gpu_limits_requested(const hist_gpu_limits **out, int *keep_sms) {

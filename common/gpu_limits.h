@@ -43,8 +43,8 @@ typedef struct hist_gpu_limits {
 
 /** @brief Where every per-compute-capability figure comes from (shared memory, threads). */
 #define HIST_LIMITS_CC_SOURCE                                                                      \
-    "CUDA C++ Programming Guide, Compute Capabilities: Technical Specifications per Compute "    \
-    "Capability (shared memory per SM and per block, threads per SM); the reserved 1 KB per "    \
+    "CUDA C++ Programming Guide, Compute Capabilities: Technical Specifications per Compute "      \
+    "Capability (shared memory per SM and per block, threads per SM); the reserved 1 KB per "      \
     "block from the same guide's Shared Memory sections (cc 8.0 and later)"
 
 /**
@@ -75,6 +75,9 @@ void hist_gpu_limits_print(FILE *f);
  * @return HIST_OK, or HIST_ERR_USAGE naming the GPUs the table has
  */
 hist_status hist_gpu_limits_select(const char *name, int keep_sms);
+
+/** @brief Forget what hist_gpu_limits_select() asked for: the environment decides again. */
+void hist_gpu_limits_reset(void);
 
 /**
  * @brief The emulated limits this process asked for (hist_gpu_limits_select(), else the

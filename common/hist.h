@@ -229,9 +229,12 @@ typedef struct hist_impl {
      *  kernel: left out of the next lesson's "vs prev" column. 0 (left out of the initializer):
      *  the lesson's own. */
     int library;
-    /** Which roof a device entry's target is a share of (left out of the initializer: the
-     *  bound). */
+    /** Which roof a device entry's target is a share of. */
     hist_roof roof;
+    /** The configuration this entry chooses for @p p on @p dev, in one line ("32 channels per
+     *  block, ..."): what the runner prints and the which-GPU page lists; NULL pointer: the same
+     *  on every GPU (or only its grid size changes). The text may live in a static buffer. */
+    const char *(*plan)(const hist_problem *p, const hist_device *dev);
 } hist_impl;
 
 /**

@@ -209,6 +209,35 @@ static hist_status measure_floors(const hist_options *o, size_t workspace, run_s
     return HIST_OK;
 }
 
+/* Step 3'': what the selected implementations that choose a plan from the GPU chose, one line
+   per distinct plan with the implementations that share it. */
+static void print_plans(const hist_options *o, const hist_impl *impls, size_t count,
+                        const run_state *st) {
+    for (size_t i = 0; i < count && st->device; ++i) {
+        if (!impls[i].plan || !is_selected(o, &impls[i]) ||
+            hist_impl_unsupported(&impls[i], &st->p, st->device))
+            continue;
+        char text[256];
+        snprintf(text, sizeof text, "%s", impls[i].plan(&st->p, st->device));
+        int seen = 0; /* printed with an earlier implementation */
+        for (size_t k = 0; k < i && !seen; ++k)
+            seen = impls[k].plan && is_selected(o, &impls[k]) &&
+                   !hist_impl_unsupported(&impls[k], &st->p, st->device) &&
+                   strcmp(impls[k].plan(&st->p, st->device), text) == 0;
+        if (seen)
+            continue;
+        printf("# plan on this GPU: %s (", text);
+        for (size_t k = i, first = 1; k < count; ++k)
+            if (impls[k].plan && is_selected(o, &impls[k]) &&
+                !hist_impl_unsupported(&impls[k], &st->p, st->device) &&
+                strcmp(impls[k].plan(&st->p, st->device), text) == 0) {
+                printf("%s%s", first ? "" : ", ", impls[k].name);
+                first = 0;
+            }
+        printf(")\n");
+    }
+}
+
 /* Step 3': host-input implementations' inputs (pinned, and pageable if one wants it). */
 static hist_status prepare_host_input(int pageable, run_state *st) {
     const uint64_t bytes = hist_samples(&st->p);
@@ -376,6 +405,8 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
     }
     if (s == HIST_OK && need.session)
         s = measure_floors(o, need.workspace, &st);
+    if (s == HIST_OK)
+        print_plans(o, impls, count, &st);
     if (s == HIST_OK && need.pinned)
         s = prepare_host_input(need.pageable, &st);
     const hist_impl *first = NULL;

@@ -167,10 +167,10 @@ HIST_DECLARE_REGISTRY(day01);
 const hist_impl day01_impls[] = {
     {"cpu_reference", "day01_cpu", HIST_HOST,
      "the reference loop: one increment per sample into the shared table", "any shape and binning",
-     NULL, NULL, run_reference, 0, 0, HIST_ROOF_BOUND},
+     NULL, NULL, run_reference, 0, 0, HIST_ROOF_BOUND, NULL},
     {"cpu_private", "day01_cpu", HIST_HOST,
      "per-thread private padded sub-histograms, then one merge (--threads)",
-     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND},
+     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},
 };
 
 /** @brief How many entries day01_impls holds. */

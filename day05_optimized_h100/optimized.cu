@@ -242,6 +242,20 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
     return NULL;
 }
 
+/** @brief The plan on @p dev in one line (the registry's `plan`): the seed's fixed block, and how
+ *  many of them an SM holds here (2 on an H100, as the seed assumed).
+ * @param p the problem @param dev the GPU @return the text (a static buffer) */
+static const char *describe_plan(const hist_problem *p, const hist_device *dev) {
+    (void)p;
+    static char text[160];
+    const int blocks = hist_blocks_per_sm(dev, D05_THREADS, D05_SHARED_BYTES);
+    snprintf(text, sizeof text,
+             "%d channels per block, %d threads, %zu bytes of shared memory: %d block%s per SM",
+             D05_CHANNELS_PER_BLOCK, D05_THREADS, (size_t)D05_SHARED_BYTES, blocks,
+             blocks == 1 ? "" : "s");
+    return text;
+}
+
 static size_t partial_bytes(const hist_problem *p, const hist_device *dev) {
     return (size_t)plan_for(p, dev).grid_y * hist_counters(p) * sizeof(unsigned int);
 }
@@ -286,7 +300,7 @@ const hist_impl day05_impls[] = {
      "[64][258] "
      "shared histogram, partials + reduction",
      "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized,
-     0.55, 0, HIST_ROOF_ATOMICS},
+     0.28, 0, HIST_ROOF_ATOMICS, describe_plan},
 };
 
 /** @brief How many entries day05_impls holds. */

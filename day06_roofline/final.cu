@@ -48,6 +48,22 @@
  */
 
 /**
+ * @brief A word of the input, asking L2 to fetch its whole 128-byte line from memory
+ *        (`ld.global.nc.L2::128B`, sm_75 and later). A block of 128 channels reads whole lines
+ *        anyway; a block of 64 or 32 (the smaller GPUs' plans) reads 64 or 32 bytes of each row,
+ *        and without the hint memory serves those as scattered 32-byte sectors at 70% of its
+ *        speed; with it the line's other sectors wait in L2 for the neighbouring groups' blocks
+ *        (README.md, "Plans": 247 to 209 us for 32 channels, measured).
+ * @param p the word
+ * @return its value
+ */
+__device__ __forceinline__ uint32_t load_word(const uint32_t *p) {
+    uint32_t v;
+    asm("ld.global.nc.L2::128B.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
+/**
  * @brief One lane's rows: step 1's double-buffered loop of 32-bit loads, 8 in flight, each word
  *        counted by count_word().
  * @tparam CH channels per block (the plan's)
@@ -65,12 +81,12 @@ __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_
     if (n >= R6_UNROLL) {
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
-            cur[u] = __ldg(p + u * stride);
+            cur[u] = load_word(p + u * stride);
         p += R6_UNROLL * stride;
         for (k = R6_UNROLL; k + R6_UNROLL <= n; k += R6_UNROLL) {
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* the next batch in flight ... */
-                next[u] = __ldg(p + u * stride);
+                next[u] = load_word(p + u * stride);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* ... while this one is counted */
                 count_word<CH>(cur[u], s_lane, q);
@@ -84,7 +100,7 @@ __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_
             count_word<CH>(cur[u], s_lane, q);
     }
     for (; k < n; ++k, p += stride)
-        count_word<CH>(__ldg(p), s_lane, q);
+        count_word<CH>(load_word(p), s_lane, q);
 }
 
 /**
@@ -250,7 +266,7 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
     if (active)
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
-            cur[u] = __ldg(p + u * stride);
+            cur[u] = load_word(p + u * stride);
     for (uint32_t i = 0;; ++i) {
         uint32_t ahead = 0;
         if (threadIdx.x == 0) /* the tile after the next; needed only at the end of this one */
@@ -260,7 +276,7 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
             for (int b = 1; b < R6_TILE_BATCHES; ++b) {
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = __ldg(p + (b * R6_UNROLL + u) * stride);
+                    next[u] = load_word(p + (b * R6_UNROLL + u) * stride);
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
                     count_word<CH>(cur[u], s_lane, q);
@@ -274,7 +290,7 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
             if (t_next < tiles) /* the next tile's first batch in flight ... */
 #pragma unroll
                 for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = __ldg(t_p + u * stride);
+                    next[u] = load_word(t_p + u * stride);
 #pragma unroll
             for (int u = 0; u < R6_UNROLL; ++u) /* ... while this tile's last is counted */
                 count_word<CH>(cur[u], s_lane, q);
@@ -543,6 +559,16 @@ extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStre
  */
 extern "C" size_t day06_final_workspace(const hist_problem *p, const hist_device *dev) {
     return any_workspace(p, dev);
+}
+
+/**
+ * @brief For day 07's pipelines: the final kernel's plan on @p dev, in one line.
+ * @param p the problem
+ * @param dev the GPU
+ * @return the text
+ */
+extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device *dev) {
+    return describe_any_plan(p, dev);
 }
 
 /**

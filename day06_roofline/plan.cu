@@ -8,6 +8,8 @@
  * rows (final.cu's step 7 section): virtual_width() says how wide a virtual row is, grid_for()
  * how the virtual channels are cut into groups and the rows into chunks.
  */
+#include <stdio.h>
+
 #include "cuda_check.h"
 #include "gpu_limits.h"
 #include "plan.cuh"
@@ -75,6 +77,19 @@ any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_devi
 size_t any_workspace(const hist_problem *p, const hist_device *dev) {
     (void)p;
     return dev ? (size_t)dev->sm_count * sizeof(uint32_t) : 0;
+}
+
+const char *describe_any_plan(const hist_problem *p, const hist_device *dev) {
+    (void)p;
+    static char text[200];
+    const any_plan plan = plan_for(dev);
+    if (plan.channels == 0)
+        return "none fits";
+    snprintf(text, sizeof text,
+             "%u channels per block, %d threads, one block per SM, %zu bytes of shared memory, "
+             "flushed %u bins a round",
+             plan.channels, R6_THREADS, plan.smem, plan.flush_bins);
+    return text;
 }
 
 const char *unsupported_any(const hist_problem *p, const hist_device *dev) {

@@ -105,6 +105,13 @@ any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_devi
  */
 size_t any_workspace(const hist_problem *p, const hist_device *dev);
 
+/** @brief The final kernel's plan on @p dev in one line (the registry's `plan`).
+ * @param p the problem (the plan does not depend on it)
+ * @param dev the GPU
+ * @return the text (a static buffer)
+ */
+const char *describe_any_plan(const hist_problem *p, const hist_device *dev);
+
 /** @brief The final kernel's one limit: its shared memory.
  * @param p the problem
  * @param dev the GPU, or NULL

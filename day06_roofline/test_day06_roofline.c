@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "gpu_limits.h"
 #include "reference.h"
 #include "test_util.h"
 
@@ -73,6 +74,39 @@ static void test_constraints_are_clear(void **state) {
         assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "byte histogram only"));
         assert_non_null(strstr(day06_impls[i].unsupported(&odd, NULL), "divisible by"));
     }
+}
+
+/* The final kernel's plan on every GPU of the limits table (no GPU needed): the largest block
+   the GPU's shared memory holds, and it runs everywhere. */
+static void test_final_plan_per_gpu(void **state) {
+    (void)state;
+    const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
+    static const struct {
+        const char *gpu, *plan;
+    } want[] = {{"t4", "32 channels per block"},      {"a100", "128 channels per block"},
+                {"l4", "64 channels per block"},      {"rtx3090", "64 channels per block"},
+                {"rtx4090", "64 channels per block"}, {"rtx5090", "64 channels per block"},
+                {"h100", "128 channels per block"},   {"h200", "128 channels per block"},
+                {"b200", "128 channels per block"}};
+    hist_problem p = {1048576, 512, {0, 255, 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        const hist_gpu_limits *l = hist_gpu_limits_find(want[i].gpu);
+        assert_non_null(l);
+        hist_device dev;
+        hist_device_of_limits(l, &dev);
+        assert_null(final->unsupported(&p, &dev));
+        const char *plan = final->plan(&p, &dev);
+        print_message("%-8s %s\n", want[i].gpu, plan);
+        assert_non_null(strstr(plan, want[i].plan));
+        /* its shared memory fits the GPU's block limit */
+        const char *bytes = strstr(plan, "SM, ");
+        assert_non_null(bytes);
+        assert_true(strtoul(bytes + 4, NULL, 10) <= l->smem_per_block_optin);
+    }
+    /* the A100's 163 KiB hold 128 channels only with half the flush buffer */
+    hist_device a100;
+    hist_device_of_limits(hist_gpu_limits_find("a100"), &a100);
+    assert_non_null(strstr(final->plan(&p, &a100), "32 bins a round"));
 }
 
 /* The final kernel: rows around its ends (the first and last rows of an unaligned input are
@@ -148,6 +182,7 @@ int main(void) {
         cmocka_unit_test(test_shape_matrix),
         cmocka_unit_test(test_counts_past_16_bits_per_block),
         cmocka_unit_test(test_constraints_are_clear),
+        cmocka_unit_test(test_final_plan_per_gpu),
         cmocka_unit_test(test_final_any_shape),
         cmocka_unit_test(test_final_unaligned_input),
     };

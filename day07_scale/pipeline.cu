@@ -50,6 +50,8 @@ extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStre
                                           uint64_t *d_stamps, uint32_t *blocks);
 /** @brief Why day 06's final kernel cannot run a problem on a GPU (its shared memory), or NULL. */
 extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev);
+/** @brief Day 06's final kernel's plan on @p dev (day06_roofline/final.cu). */
+extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device *dev);
 
 /** @brief Bytes per chunk of the pipeline (whole rows; at least one row). 32 MiB: its copy takes
  *  about 0.6 ms on a PCIe Gen5 link, its count about 20 us, so the count hides behind the next
@@ -582,23 +584,23 @@ const hist_impl day07_impls[] = {
     {"pipe_pageable", "day07_scale", HIST_HOST_INPUT,
      "pageable input: one copy of everything, then day 06's kernel",
      "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0, 0, HIST_ROOF_BOUND},
+     run_copy_then_count, 0, 0, HIST_ROOF_BOUND, day06_final_plan},
     {"pipe_pinned", "day07_scale", HIST_PINNED_INPUT,
      "pinned input: the same code, the copy at the link's speed",
      "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0.90, 0, HIST_ROOF_BOUND},
+     run_copy_then_count, 0.90, 0, HIST_ROOF_BOUND, day06_final_plan},
     {"pipe_streams", "day07_scale", HIST_PINNED_INPUT,
      "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
      "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_streams,
-     1 / 1.05, 0, HIST_ROOF_BOUND},
+     1 / 1.05, 0, HIST_ROOF_BOUND, day06_final_plan},
     {"pipe_copy_stream", "day07_scale", HIST_PINNED_INPUT,
      "the same chunks: all copies on one stream, all counts on another, events between",
      "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_copy_stream,
-     1 / 1.05, 0, HIST_ROOF_BOUND},
+     1 / 1.05, 0, HIST_ROOF_BOUND, day06_final_plan},
     {"gpus_nccl", "day07_scale", HIST_PINNED_INPUT,
      "every visible GPU pipelines its share of the rows; NCCL all-reduce",
      "any problem; built only with NCCL", gpus_unsupported, NULL, run_gpus, 0.90, 0,
-     HIST_ROOF_BOUND},
+     HIST_ROOF_BOUND, day06_final_plan},
 };
 /** @brief How many entries day07_impls holds. */
 const size_t day07_impl_count = sizeof day07_impls / sizeof day07_impls[0];

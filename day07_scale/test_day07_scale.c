@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "gpu_limits.h"
 #include "impl.h"
 #include "reference.h"
 #include "test_util.h"
@@ -174,10 +175,9 @@ static void test_missing_nccl_is_explained(void **state) {
         assert_non_null(strstr(why, "pip install nvidia-nccl-cu13"));
     }
     /* the steps that hold the whole input refuse what is larger than half the GPU; step 3 not */
-    hist_device small;
-    memset(&small, 0, sizeof small);
+    hist_device small; /* an H100 of the limits table with 1 GiB of memory */
+    hist_device_of_limits(hist_gpu_limits_find("h100"), &small);
     small.global_bytes = (size_t)1 << 30;
-    small.smem_per_block_optin = 232448;
     hist_problem big = {(uint64_t)1 << 20, 1024, {0, 255, 1}}; /* 1 GiB */
     const char *whole[] = {"pipe_pageable", "pipe_pinned"};
     const char *chunked[] = {"pipe_streams", "pipe_copy_stream"};

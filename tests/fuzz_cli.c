@@ -20,8 +20,8 @@
 
 /** @brief What --impl may name. */
 static const hist_impl fuzz_impls[] = {
-    {"cpu_a", "fuzz", HIST_HOST, "a", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
-    {"gpu_b", "fuzz", HIST_DEVICE, "b", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
+    {"cpu_a", "fuzz", HIST_HOST, "a", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
+    {"gpu_b", "fuzz", HIST_DEVICE, "b", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
 };
 
 /** @brief Stop the fuzzer with a message: a property of the parser does not hold. */

@@ -1,7 +1,8 @@
 /**
  * @file test_gpu_harness.c
- * @brief The harness's GPU parts: device detection, the read-only floor kernel, the event timer,
- *        and the refusal of problems too large for the device. Skipped cleanly without a GPU.
+ * @brief The harness's GPU parts: device detection, the read-only floor kernel, the
+ *        shared-atomic ceiling, the event timer, emulated limits, and the refusal of problems too
+ *        large for the device. Skipped cleanly without a GPU.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "test_util.h"
 
 #include "gpu.h"
+#include "gpu_limits.h"
 
 static void test_device_detection_never_crashes(void **state) {
     (void)state;
@@ -107,6 +109,54 @@ static void test_too_large_problem_is_refused(void **state) {
     assert_non_null(strstr(hist_last_error(), "GiB of device memory"));
 }
 
+/* The second roof counts every add it is timed for: one per sample, whatever the shape. */
+static void test_atomic_ceiling_counts_every_add(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    static const struct {
+        uint64_t rows;
+        uint32_t channels;
+    } shapes[] = {{1, 1}, {1000, 3}, {1 << 16, 512}, {1048577, 13}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        hist_dataset d = test_data(shapes[i].rows, shapes[i].channels, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_UNIFORM, 0}, 5 + i);
+        uint8_t *samples = test_samples(&d);
+        hist_gpu *g = NULL;
+        assert_int_equal(hist_gpu_create(&g, dev, &d.problem, samples, 0), HIST_OK);
+        hist_stats t;
+        uint64_t counted = 0;
+        assert_int_equal(hist_gpu_time_atomic_ceiling(g, 1, 3, &t, &counted), HIST_OK);
+        assert_int_equal(counted, hist_samples(&d.problem));
+        assert_true(t.median_us > 0);
+        hist_gpu_destroy(g);
+        free(samples);
+    }
+}
+
+/* --gpu-limits: the device the harness reports is capped, and says so in its name. */
+static void test_emulated_device(void **state) {
+    (void)state;
+    const hist_device *real;
+    TEST_REQUIRE_GPU(real);
+    assert_int_equal(hist_gpu_limits_select("t4", 0), HIST_OK);
+    hist_device dev;
+    const hist_status s = hist_device_open(&dev);
+    hist_gpu_limits_reset();              /* the environment (GPU_LIMITS) decides again */
+    if (real->real_smem_per_sm < 65536) { /* a GPU smaller than a T4 cannot be one */
+        assert_int_equal(s, HIST_ERR_USAGE);
+        return;
+    }
+    assert_int_equal(s, HIST_OK);
+    assert_string_equal(dev.limited_to, "t4");
+    assert_non_null(strstr(dev.name, "limited to t4"));
+    assert_true(dev.sm_count <= 40);
+    assert_int_equal(dev.smem_per_block_optin, 65536);
+    assert_int_equal(dev.cc_major, 7);
+    assert_int_equal(dev.real_l2_bytes, real->real_l2_bytes);
+    print_message("emulated: %s, %d SMs\n", dev.name, dev.sm_count);
+}
+
 /**
  * @brief Runs this file's CMocka groups.
  * @return the exit status (0: everything passed / exact)
@@ -118,6 +168,8 @@ int main(void) {
         cmocka_unit_test(test_floor_timing),
         cmocka_unit_test(test_event_timer_measures_device_time),
         cmocka_unit_test(test_too_large_problem_is_refused),
+        cmocka_unit_test(test_atomic_ceiling_counts_every_add),
+        cmocka_unit_test(test_emulated_device),
     };
     return cmocka_run_group_tests_name("harness: GPU parts", tests, NULL, NULL);
 }

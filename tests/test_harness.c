@@ -12,6 +12,8 @@
 
 #include "test_util.h"
 
+#include "gpu_limits.h"
+
 #include "npy.h"
 #include "reference.h"
 #include "runner.h"
@@ -529,12 +531,85 @@ static void test_npy_fuzz_corpus_replays(void **state) {
     assert_true(seeds >= 5);
 }
 
+/* ---- the GPU limits (gpu_limits.h): the table, capping a device, the occupancy padding ---- */
+
+static void test_gpu_limits_table(void **state) {
+    (void)state;
+    size_t rows = 0;
+    const hist_gpu_limits *t = hist_gpu_limits_table(&rows);
+    static const char *const names[] = {"t4",      "a100", "l4",   "rtx3090", "rtx4090",
+                                        "rtx5090", "h100", "h200", "b200"};
+    assert_int_equal(rows, sizeof names / sizeof names[0]);
+    for (size_t i = 0; i < rows; ++i) {
+        assert_ptr_equal(hist_gpu_limits_find(names[i]), &t[i]);
+        assert_true(t[i].sm_count > 0 && t[i].max_threads_per_sm >= 1024);
+        assert_true(t[i].smem_per_block_optin + t[i].smem_reserved_per_block <= t[i].smem_per_sm);
+        assert_true(t[i].l2_bytes > 0 && t[i].global_bytes > 0 && t[i].bandwidth_gb_s > 0);
+        assert_true(strlen(t[i].source) > 20);
+    }
+    assert_null(hist_gpu_limits_find("k80"));
+    assert_int_equal(hist_gpu_limits_find("t4")->smem_per_block_optin, 65536);
+    assert_int_equal(hist_gpu_limits_find("a100")->smem_per_block_optin, 166912);
+    assert_int_equal(hist_gpu_limits_find("rtx4090")->smem_per_block_optin, 101376);
+    assert_int_equal(hist_gpu_limits_find("h100")->smem_per_block_optin, 232448);
+}
+
+static void test_gpu_limits_only_lower(void **state) {
+    (void)state;
+    hist_device dev;
+    hist_device_of_limits(hist_gpu_limits_find("h100"), &dev); /* as if an H100 were present */
+    assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("t4"), 0), HIST_OK);
+    assert_string_equal(dev.limited_to, "t4");
+    assert_non_null(strstr(dev.name, "limited to t4"));
+    assert_int_equal(dev.sm_count, 40);
+    assert_int_equal(dev.smem_per_block_optin, 65536);
+    assert_int_equal(dev.max_threads_per_sm, 1024);
+    assert_int_equal(dev.l2_bytes, 4u << 20);
+    assert_int_equal(dev.real_sm_count, 132);
+    assert_int_equal(dev.real_l2_bytes, 50u << 20); /* what the L2 flush covers */
+    hist_device_of_limits(hist_gpu_limits_find("h100"), &dev);
+    assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("rtx4090"), 1), HIST_OK);
+    assert_int_equal(dev.sm_count, 132); /* kept */
+    assert_non_null(strstr(dev.name, "132 SMs kept"));
+    hist_device_of_limits(hist_gpu_limits_find("h100"), &dev);
+    assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("b200"), 0), HIST_OK);
+    assert_int_equal(dev.sm_count, 132); /* it has 148: the present GPU's, and the name says so */
+    assert_non_null(strstr(dev.name, "it has 148"));
+    hist_device_of_limits(hist_gpu_limits_find("a100"), &dev); /* an A100 cannot be an H100 */
+    assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("h100"), 0), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "can only be lowered"));
+}
+
+static void test_gpu_limits_pad_occupancy(void **state) {
+    (void)state;
+    hist_device h100, t4, rtx;
+    hist_device_of_limits(hist_gpu_limits_find("h100"), &h100);
+    t4 = rtx = h100;
+    assert_int_equal(hist_device_limit(&t4, hist_gpu_limits_find("t4"), 1), HIST_OK);
+    assert_int_equal(hist_device_limit(&rtx, hist_gpu_limits_find("rtx4090"), 1), HIST_OK);
+    /* a real GPU: as asked */
+    assert_int_equal(hist_launch_smem(&h100, 1024, 49536), 49536);
+    assert_int_equal(hist_blocks_per_sm(&h100, 1024, 49536), 2);
+    /* a T4 holds one block of 1,024 threads; the H100 would hold two unless padded */
+    assert_int_equal(hist_blocks_per_sm(&t4, 1024, 49536), 1);
+    const size_t padded = hist_launch_smem(&t4, 1024, 49536);
+    assert_true(padded > 49536 && padded <= h100.smem_per_block_optin);
+    assert_int_equal(h100.smem_per_sm / (padded + h100.smem_reserved_per_block), 1);
+    /* an RTX 4090: 1,536 threads per SM, 100 KiB: three 256-thread blocks of 30 KiB, not seven */
+    assert_int_equal(hist_blocks_per_sm(&rtx, 256, 30000), 3);
+    const size_t p3 = hist_launch_smem(&rtx, 256, 30000);
+    assert_int_equal(h100.smem_per_sm / (p3 + h100.smem_reserved_per_block), 3);
+    /* a block that fits nowhere is left as it is (the launch then fails, as it would there) */
+    assert_int_equal(hist_blocks_per_sm(&t4, 1024, 70000), 0);
+    assert_int_equal(hist_launch_smem(&t4, 1024, 70000), 70000);
+}
+
 /* ---- the command line ---- */
 
 static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     static const hist_impl impls[] = {
-        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
-        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND},
+        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
+        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
     };
     char *copy[32];
     for (int i = 0; i < argc; ++i)
@@ -547,6 +622,27 @@ static hist_status parse(hist_options *o, int argc, const char *const *argv) {
 #define PARSE(o, ...)                                                                              \
     parse((o), (int)(sizeof((const char *[]){"prog", __VA_ARGS__}) / sizeof(const char *)),        \
           (const char *[]){"prog", __VA_ARGS__})
+
+static void test_cli_gpu_limits(void **state) {
+    (void)state;
+    hist_options o;
+    assert_int_equal(PARSE(&o, "--gpu-limits", "list"), HIST_OK);
+    assert_true(o.list_gpus);
+    assert_int_equal(PARSE(&o, "--gpu-limits", "t4", "--keep-sms"), HIST_OK);
+    const hist_gpu_limits *l = NULL;
+    int keep = 0;
+    assert_int_equal(hist_gpu_limits_requested(&l, &keep), HIST_OK);
+    assert_ptr_equal(l, hist_gpu_limits_find("t4"));
+    assert_int_equal(keep, 1);
+    assert_int_equal(PARSE(&o, "--gpu-limits", "none"), HIST_OK);
+    assert_int_equal(hist_gpu_limits_requested(&l, &keep), HIST_OK);
+    assert_null(l);
+    hist_gpu_limits_reset(); /* the environment decides again */
+    assert_int_equal(PARSE(&o, "--gpu-limits", "gtx480"), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "accepted: t4, a100"));
+    assert_int_equal(PARSE(&o, "--keep-sms"), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "only with --gpu-limits"));
+}
 
 static void test_cli_defaults_and_overrides(void **state) {
     (void)state;
@@ -672,6 +768,10 @@ int main(void) {
         cmocka_unit_test(test_npy_fuzz_corpus_replays),
     };
     const struct CMUnitTest cli[] = {
+        cmocka_unit_test(test_gpu_limits_table),
+        cmocka_unit_test(test_gpu_limits_only_lower),
+        cmocka_unit_test(test_gpu_limits_pad_occupancy),
+        cmocka_unit_test(test_cli_gpu_limits),
         cmocka_unit_test(test_cli_defaults_and_overrides),
         cmocka_unit_test(test_cli_rejections),
     };

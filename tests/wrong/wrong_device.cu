@@ -80,7 +80,7 @@ template <int FLAW> static hist_status run_wrong(const hist_args *a) {
 #define WRONG_IMPL(name, summary, flaw)                                                            \
     {                                                                                              \
         name, "tests", HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw>, 0, 0,             \
-            HIST_ROOF_BOUND                                                                        \
+            HIST_ROOF_BOUND, NULL                                                                  \
     }
 
 /** @brief The device flaws, one entry each. */

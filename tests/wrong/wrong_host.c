@@ -59,15 +59,15 @@ static hist_status counters_16_bit(const hist_args *a) {
 /** @brief The host flaws, one entry each. */
 const hist_impl wrong_host_impls[] = {
     {"host_forgets_to_zero", "tests", HIST_HOST, "never zeroes its output", "any", NULL, NULL,
-     no_zero, 0, 0, HIST_ROOF_BOUND},
+     no_zero, 0, 0, HIST_ROOF_BOUND, NULL},
     {"host_drops_last_rows", "tests", HIST_HOST, "drops the last partial chunk of 64 rows", "any",
-     NULL, NULL, drop_last_rows, 0, 0, HIST_ROOF_BOUND},
+     NULL, NULL, drop_last_rows, 0, 0, HIST_ROOF_BOUND, NULL},
     {"host_drops_last_group", "tests", HIST_HOST, "drops the last partial group of 32 channels",
-     "any", NULL, NULL, drop_last_group, 0, 0, HIST_ROOF_BOUND},
+     "any", NULL, NULL, drop_last_group, 0, 0, HIST_ROOF_BOUND, NULL},
     {"host_counts_outside", "tests", HIST_HOST, "counts values outside [lo, hi] in the edge bins",
-     "any", NULL, NULL, outside_range, 0, 0, HIST_ROOF_BOUND},
+     "any", NULL, NULL, outside_range, 0, 0, HIST_ROOF_BOUND, NULL},
     {"host_16_bit_counters", "tests", HIST_HOST, "16-bit counters: right on uniform data only",
-     "any", NULL, NULL, counters_16_bit, 0, 0, HIST_ROOF_BOUND},
+     "any", NULL, NULL, counters_16_bit, 0, 0, HIST_ROOF_BOUND, NULL},
 };
 /** @brief How many entries wrong_host_impls holds. */
 const size_t wrong_host_impl_count = sizeof wrong_host_impls / sizeof wrong_host_impls[0];

@@ -87,10 +87,10 @@ VARIANTS = {
                        "    return bins;")],
     "d01_byte_loop": [
         (D01, "\n/* The registry (docs/LESSON_CONTRACT.md)", BYTE_LOOP),
-        (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND},''',
-         '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND},
+        (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},''',
+         '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},
     {"cpu_byte_loop", "day01_cpu", HIST_HOST, "hist[c * 256 + v]++, no table",
-     "byte histogram only", byte_only, NULL, run_byte_loop, 0, 0, HIST_ROOF_BOUND},'''),
+     "byte histogram only", byte_only, NULL, run_byte_loop, 0, 0, HIST_ROOF_BOUND, NULL},'''),
     ],
     "d01_interleave1": [(D01, "#define CPU_MIN_INTERLEAVE 4", "#define CPU_MIN_INTERLEAVE 1")],
     "d02_contiguous": [(D02, COARSE_BODY, CONTIGUOUS)],

@@ -14,6 +14,9 @@
 #   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
 #   shapes-profile  Nsight Compute on day 06's final kernel in four of those shapes: its loads'
 #            requests, sectors and wavefronts, and its instructions
+#   plans    day 06's final kernel in the plan of each emulated GPU class (a100: 163 KiB, rtx4090:
+#            99 KiB, t4: 64 KiB; the present GPU's SMs kept, --keep-sms) and in its own, on four
+#            distributions (TAG_plans.csv; the header of each row says "limited to NAME")
 #   scale    day 07's pipelines on the main preset (TAG_scale_uniform.csv, against the pinned-copy
 #            floor), and its two chunked pipelines at chunk sizes 4 to 256 MiB (TAG_chunks.csv)
 #   bigger   day 07's chunked pipelines on 96 GiB of pinned host memory (BIGGER_GIB to change)
@@ -21,7 +24,7 @@
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile scale bigger gpus"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -160,6 +163,20 @@ channels-513:$C513
 channels-4096:$C4096
 EOF
         ;;
+    plans)
+        file=$out/${tag}_plans.csv
+        echo "measure: $file"
+        : > "$file.tmp"
+        for limits in none a100 rtx4090 t4; do
+            for dist in uniform constant contention:90 runs:1000; do
+                "$build/day06_roofline/day06_roofline" --impl gpu_roofline --gpu-limits "$limits" \
+                    --keep-sms --dist "$dist" --reps 20 --csv "$file.part" --require-gpu > /dev/null
+                # the header once, then each run's row
+                if [ ! -s "$file.tmp" ]; then head -n 1 "$file.part" > "$file.tmp"; fi
+                tail -n +2 "$file.part" >> "$file.tmp"
+            done
+        done
+        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
     scale)
         file=$out/${tag}_scale_uniform.csv
         echo "measure: $file"
@@ -195,7 +212,7 @@ EOF
           "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > /dev/null
           cat "$file.part"; } > "$file.tmp"
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile scale bigger gpus)" >&2; exit 2 ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
