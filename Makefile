@@ -214,7 +214,7 @@ TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up);
 # a run under GPU_LIMITS keeps its verdicts and logs apart (never mixed with the real GPU's)
-LIMITS_TAG := $(if $(GPU_LIMITS),-limited-to-$(GPU_LIMITS)$(if $(filter 1,$(KEEP_SMS)),-sms-kept))
+LIMITS_TAG := $(if $(filter-out none,$(GPU_LIMITS)),-limited-to-$(GPU_LIMITS)$(if $(filter 1,$(KEEP_SMS)),-sms-kept))
 GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
