@@ -148,11 +148,11 @@ hist_status hist_device_limit(hist_device *dev, const hist_gpu_limits *l, int ke
                          l->name, l->gpu, l->smem_per_sm, l->smem_per_block_optin,
                          l->max_threads_per_sm, dev->name, dev->real_smem_per_sm,
                          dev->smem_per_block_optin, dev->real_max_threads_per_sm);
-    char note[64] = "";
+    char note[64] = ""; /* no comma: the name is a CSV cell */
     if (keep_sms)
-        snprintf(note, sizeof note, ", %d SMs kept", dev->real_sm_count);
+        snprintf(note, sizeof note, " (%d SMs kept)", dev->real_sm_count);
     else if (l->sm_count > dev->real_sm_count)
-        snprintf(note, sizeof note, ", %d SMs (it has %d)", dev->real_sm_count, l->sm_count);
+        snprintf(note, sizeof note, " (%d SMs: it has %d)", dev->real_sm_count, l->sm_count);
     char name[sizeof dev->name];
     snprintf(name, sizeof name, "%.180s limited to %s%s", dev->name, l->name, note);
     memcpy(dev->name, name, sizeof name);

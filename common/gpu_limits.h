@@ -90,7 +90,7 @@ hist_status hist_gpu_limits_requested(const hist_gpu_limits **out, int *keep_sms
 
 /**
  * @brief Cap @p dev (as read from the GPU) to @p l: its name becomes "<name> limited to <row>"
- *        (and ", N SMs kept"), so every header, CSV and results file says so.
+ *        (and " (N SMs kept)"), so every header, CSV and results file says so.
  * @param dev the present GPU's figures, changed in place
  * @param l the row
  * @param keep_sms 1: keep the present GPU's multiprocessors

@@ -570,7 +570,8 @@ static void test_gpu_limits_only_lower(void **state) {
     hist_device_of_limits(hist_gpu_limits_find("h100"), &dev);
     assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("rtx4090"), 1), HIST_OK);
     assert_int_equal(dev.sm_count, 132); /* kept */
-    assert_non_null(strstr(dev.name, "132 SMs kept"));
+    assert_non_null(strstr(dev.name, "(132 SMs kept)"));
+    assert_null(strchr(dev.name, ',')); /* one CSV cell */
     hist_device_of_limits(hist_gpu_limits_find("h100"), &dev);
     assert_int_equal(hist_device_limit(&dev, hist_gpu_limits_find("b200"), 0), HIST_OK);
     assert_int_equal(dev.sm_count, 132); /* it has 148: the present GPU's, and the name says so */
