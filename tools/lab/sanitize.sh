@@ -3,7 +3,8 @@
 # every GPU implementation of the course, on small shapes (a partial channel group, with rows
 # enough for a dynamic tile of day 06's final kernel; one channel with a non-byte binning) under
 # every distribution. Every implementation runs on every shape its constraints accept (no --impl:
-# one named on a shape it refuses would be exit status 4). Fails on any report.
+# one named on a shape it refuses would be exit status 4). Fails on any report. SANITIZE_TOOLS
+# picks some of the four tools.
 set -u
 bin=$1
 command -v compute-sanitizer >/dev/null 2>&1 ||
@@ -27,7 +28,7 @@ nccl_handled() {
 status=0
 runs=0
 excluded=0
-for tool in memcheck racecheck initcheck synccheck; do
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
     for shape in "--rows 4100 --channels 528" "--preset small-binned --rows 3000"; do
         for dist in uniform constant contention:90 runs:7; do
             out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000 \
