@@ -38,9 +38,10 @@ static size_t reason_number(const char *why) {
 }
 
 static void print_limits(const hist_gpu_limits *t, size_t rows) {
-    printf("### The limits\n\nWhat `--gpu-limits NAME` and `GPU_LIMITS=NAME` emulate (`--gpu-limits "
-           "list` prints it too). Shared memory in bytes, per SM and the most one block may opt in "
-           "to; memory bandwidth is listed, not emulated.\n\n");
+    printf(
+        "### The limits\n\nWhat `--gpu-limits NAME` and `GPU_LIMITS=NAME` emulate (`--gpu-limits "
+        "list` prints it too). Shared memory in bytes, per SM and the most one block may opt in "
+        "to; memory bandwidth is listed, not emulated.\n\n");
     printf("| name | GPU | compute capability | SMs | shared memory per SM | per block | threads "
            "per SM | L2 | memory | bandwidth |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < rows; ++i)
@@ -87,8 +88,8 @@ static void print_runs(const hist_gpu_limits *t, size_t rows, const hist_problem
 }
 
 /* 1 when implementations @p a and @p b choose the same plan on every GPU of the table. */
-static int same_plans(const hist_impl *a, const hist_impl *b, const hist_gpu_limits *t,
-                      size_t rows, const hist_problem *p) {
+static int same_plans(const hist_impl *a, const hist_impl *b, const hist_gpu_limits *t, size_t rows,
+                      const hist_problem *p) {
     for (size_t g = 0; g < rows; ++g) {
         hist_device dev;
         hist_device_of_limits(&t[g], &dev);

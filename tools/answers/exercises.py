@@ -128,7 +128,7 @@ VARIANTS = {
         (D06, "#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))",
          "#define R6_FLUSH_BYTES (R6_CHANNELS * R6_FLUSH_BINS * sizeof(uint32_t))"),
         (D06_STEPS, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
-        (D06_FINAL, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
+        (D06_FINAL, "const uint32_t pad = FB + 1;", "const uint32_t pad = FB;"),
     ],
 }
 

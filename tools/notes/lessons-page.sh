@@ -15,6 +15,7 @@ mkdir -p "$(dirname "$out")"
     echo "lesson; each code page of a lesson links back to the lesson."
     echo
     echo "- @subpage day00"
+    echo "- @subpage gpus"
     for lesson in "$@"; do
         echo "- @subpage md_${lesson}_README"
     done
