@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** @brief Bytes in a KiB. */
 #define KIB ((size_t)1024)
+/** @brief Bytes in a MiB. */
 #define MIB (KIB * KIB)
+/** @brief Bytes in a GiB. */
 #define GIB (MIB * KIB)
 
 /* One row per GPU the course names (COURSE.md). Shared memory and threads per SM follow the

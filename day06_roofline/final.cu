@@ -430,6 +430,15 @@ enum any_start {
                      SMs), as ANY_MEMSET */
 };
 
+/** @brief The four any_kernel() functions of one plan: FOLD x FUSED. */
+#define R6_KERNELS(CH, FB)                                                                         \
+    {                                                                                              \
+        (const void *)any_kernel<false, false, CH, FB>,                                            \
+            (const void *)any_kernel<false, true, CH, FB>,                                         \
+            (const void *)any_kernel<true, false, CH, FB>,                                         \
+            (const void *)any_kernel<true, true, CH, FB>                                           \
+    }
+
 /**
  * @brief any_kernel() for a plan and a launch: one function of the 16 its template parameters
  *        make.
@@ -439,16 +448,8 @@ enum any_start {
  * @return the kernel
  */
 static const void *any_kernel_for(const any_plan &plan, bool fold, bool fused) {
-#define R6_KERNELS(CH, FB)                                                                         \
-    {                                                                                              \
-        (const void *)any_kernel<false, false, CH, FB>,                                            \
-            (const void *)any_kernel<false, true, CH, FB>,                                         \
-            (const void *)any_kernel<true, false, CH, FB>,                                         \
-            (const void *)any_kernel<true, true, CH, FB>                                           \
-    }
     static const void *const kernels[][4] = {R6_KERNELS(128, 64), R6_KERNELS(128, 32),
                                              R6_KERNELS(64, 64), R6_KERNELS(32, 64)};
-#undef R6_KERNELS
     size_t i = 0; /* the plan's row of R6_PLANS, whose order the table follows */
     while (R6_PLANS[i].channels != plan.channels || R6_PLANS[i].flush_bins != plan.flush_bins)
         ++i;
