@@ -28,6 +28,12 @@ steps=${3:-}
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
+# kept data are the real GPU's: under GPU_LIMITS they would land in its files (the plans step
+# emulates each plan itself, by --gpu-limits, and says so in every row)
+case ${HIST_GPU_LIMITS:-none} in
+none) ;;
+*) echo "measure: GPU_LIMITS=$HIST_GPU_LIMITS: make measure keeps the real GPU's figures; run it without GPU_LIMITS (its plans step measures every emulated plan)" >&2; exit 2 ;;
+esac
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || :)
 [ -n "$gpu" ] || { echo "measure: no CUDA GPU found (nvidia-smi lists none)" >&2; exit 2; }
 tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr 'A-Z' 'a-z')}
