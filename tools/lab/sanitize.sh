@@ -49,7 +49,7 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
             fi
         done
     done
-    echo "$tool: $([ $status -eq 0 ] && echo clean so far || echo reports above) ($summary)"
+    echo "$tool: $([ $status -eq 0 ] && echo clean so far || echo reports above) ($summary$([ "${nccl:-0}" -gt 0 ] && echo "; those $nccl are NCCL's own handled ones, excluded"))"
 done
 echo "sanitize: $runs runs of $(echo "$impls" | tr ',' '\n' | wc -l) GPU implementations," \
     "$([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
