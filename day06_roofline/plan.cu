@@ -94,8 +94,13 @@ const char *describe_any_plan(const hist_problem *p, const hist_device *dev) {
 
 const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
     (void)p;
-    if (dev && plan_for(dev).channels == 0)
-        return HIST_NOT_ON_GPU "even its smallest plan (32 channels per block: 49,536 bytes of "
-                               "shared memory, 1,024 threads) does not fit this GPU";
-    return NULL;
+    if (!dev || plan_for(dev).channels > 0)
+        return NULL;
+    static char why[200];
+    const any_plan smallest = R6_PLANS[sizeof R6_PLANS / sizeof R6_PLANS[0] - 1];
+    snprintf(why, sizeof why,
+             HIST_NOT_ON_GPU "even its smallest plan (%u channels per block: %zu bytes of shared "
+                             "memory, %d threads) does not fit this GPU",
+             smallest.channels, smallest.smem, R6_THREADS);
+    return why;
 }

@@ -32,20 +32,20 @@ typedef struct any_plan {
     size_t smem_no_fold; /**< the same without FOLD's buffer */
 } any_plan;
 
+/** @brief FOLD's second `[CH][FB + 1]` flush buffer, bytes. */
+#define R6_FOLD_BYTES(CH, FB) ((size_t)(CH) * ((FB) + 1) * 4)
 /** @brief Shared memory of the final kernel with CH channels per block and FB bins per flush
  *  round: the `[256][CH]` histogram, the `[CH][FB + 1]` flush buffer and FOLD's second one, the
  *  slot map. */
-#define R6_PLAN_SMEM(CH, FB)                                                                       \
-    ((size_t)R6_BINS * (CH)*4 + 2 * (size_t)(CH) * ((FB) + 1) * 4 + (size_t)(CH)*4)
+#define R6_PLAN_SMEM(CH, FB) ((size_t)R6_BINS * (CH)*4 + 2 * R6_FOLD_BYTES(CH, FB) + (size_t)(CH)*4)
+/** @brief One plan of R6_PLANS. */
+#define R6_PLAN(CH, FB)                                                                            \
+    { CH, FB, R6_PLAN_SMEM(CH, FB), R6_PLAN_SMEM(CH, FB) - R6_FOLD_BYTES(CH, FB) }
 
 /** @brief The plans, best first: 128 channels (the H100's: 198,144 bytes), 128 with half the
  *  flush buffer (165,376: an A100), 64 (99,072: RTX 30/40/50, L4), 32 (49,536: a T4). */
-static const any_plan R6_PLANS[] = {
-    {128, 64, R6_PLAN_SMEM(128, 64), R6_PLAN_SMEM(128, 64) - 128 * 65 * 4},
-    {128, 32, R6_PLAN_SMEM(128, 32), R6_PLAN_SMEM(128, 32) - 128 * 33 * 4},
-    {64, 64, R6_PLAN_SMEM(64, 64), R6_PLAN_SMEM(64, 64) - 64 * 65 * 4},
-    {32, 64, R6_PLAN_SMEM(32, 64), R6_PLAN_SMEM(32, 64) - 32 * 65 * 4},
-};
+static const any_plan R6_PLANS[] = {R6_PLAN(128, 64), R6_PLAN(128, 32), R6_PLAN(64, 64),
+                                    R6_PLAN(32, 64)};
 
 /**
  * @brief The final kernel's plan on @p dev: the first of R6_PLANS whose block (FOLD's buffer

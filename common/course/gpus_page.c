@@ -18,9 +18,10 @@ extern const hist_lesson course_lessons[];
 /** @brief How many lessons (generated). */
 extern const size_t course_lesson_count;
 
-/** @brief Distinct refusal reasons, numbered in the order they appear. */
+/** @brief Distinct refusal reasons, numbered in the order they appear (copies: an unsupported()
+ *  may return a buffer that its next call rewrites). */
 #define MAX_REASONS 32
-static const char *reasons[MAX_REASONS];
+static char reasons[MAX_REASONS][512];
 static size_t n_reasons;
 
 /* The footnote number of @p why (a new one if unseen). */
@@ -33,7 +34,7 @@ static size_t reason_number(const char *why) {
             return i + 1;
     if (n_reasons == MAX_REASONS)
         return 0;
-    reasons[n_reasons++] = why;
+    snprintf(reasons[n_reasons++], sizeof reasons[0], "%s", why);
     return n_reasons;
 }
 
