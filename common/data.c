@@ -5,6 +5,8 @@
 #define _GNU_SOURCE /* sysconf(_SC_PHYS_PAGES) */
 #include "data.h"
 
+#include "parallel.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,53 +121,77 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
                      name);
 }
 
-hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
-    const uint64_t n = hist_samples(&d->problem);
-    const uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
-    if (d->vmin > d->vmax)
-        return hist_fail(HIST_ERR_USAGE, "value range %u..%u is empty", d->vmin, d->vmax);
+/** @brief What one thread of hist_generate() needs. */
+typedef struct gen_job {
+    const hist_dataset *d;
+    uint8_t *samples;
+    uint8_t hot;        /**< the hot value (contention, constant) */
+    uint32_t threshold; /**< contention: a coin below it picks the hot value */
+} gen_job;
 
+/* Samples [begin, end) of a uniform or contention dataset, or rows [begin, end) of a runs one
+   (begin a multiple of 4 samples): each a pure function of its index, so any cut gives the same
+   bytes. */
+static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
+    const gen_job *j = ctx;
+    const hist_dataset *d = j->d;
+    const uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+    uint8_t *samples = j->samples;
     switch (d->dist.kind) {
     case HIST_DIST_UNIFORM:
-        for (uint64_t i = 0; i < n; i += 4) {
+        for (uint64_t i = begin; i < end; i += 4) {
             uint64_t word = hist_splitmix64(d->seed, i / 4);
-            for (unsigned lane = 0; lane < 4 && i + lane < n; ++lane)
+            for (unsigned lane = 0; lane < 4 && i + lane < end; ++lane)
                 samples[i + lane] = lane_value(word, lane, d->vmin, range);
         }
-        return HIST_OK;
+        break;
     case HIST_DIST_CONSTANT:
-        memset(samples, hist_hot_value(d), n);
-        return HIST_OK;
-    case HIST_DIST_CONTENTION: {
-        if (d->dist.param > 100)
-            return hist_fail(HIST_ERR_USAGE, "contention share %u%% is above 100%%", d->dist.param);
-        const uint8_t hot = hist_hot_value(d);
+        memset(samples + begin, j->hot, end - begin);
+        break;
+    case HIST_DIST_CONTENTION:
         /* a sample is replaced when its 16-bit coin is below P% of 65536 */
-        const uint32_t threshold = (d->dist.param * 65536u + 50u) / 100u;
-        for (uint64_t i = 0; i < n; i += 4) {
+        for (uint64_t i = begin; i < end; i += 4) {
             uint64_t word = hist_splitmix64(d->seed, i / 4);
             uint64_t coin = hist_splitmix64(d->seed ^ STREAM_CONTENTION, i / 4);
-            for (unsigned lane = 0; lane < 4 && i + lane < n; ++lane) {
+            for (unsigned lane = 0; lane < 4 && i + lane < end; ++lane) {
                 uint32_t c = (uint32_t)(coin >> (16 * lane)) & 0xFFFFu;
-                samples[i + lane] = c < threshold ? hot : lane_value(word, lane, d->vmin, range);
+                samples[i + lane] =
+                    c < j->threshold ? j->hot : lane_value(word, lane, d->vmin, range);
             }
         }
-        return HIST_OK;
-    }
+        break;
     case HIST_DIST_RUNS: {
-        if (d->dist.param == 0)
-            return hist_fail(HIST_ERR_USAGE, "runs:L needs L >= 1");
         const uint64_t channels = d->problem.channels;
-        for (uint64_t r = 0; r < d->problem.rows; ++r) {
+        for (uint64_t r = begin; r < end; ++r) {
             /* every row of run k repeats the uniform values of row k */
             uint64_t source_row = r / d->dist.param;
             for (uint64_t c = 0; c < channels; ++c)
                 samples[r * channels + c] = uniform_at(d, source_row * channels + c);
         }
-        return HIST_OK;
+        break;
     }
     }
-    return hist_fail(HIST_ERR_USAGE, "unknown distribution");
+}
+
+hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
+    if (d->vmin > d->vmax)
+        return hist_fail(HIST_ERR_USAGE, "value range %u..%u is empty", d->vmin, d->vmax);
+    if (d->dist.kind > HIST_DIST_RUNS)
+        return hist_fail(HIST_ERR_USAGE, "unknown distribution");
+    if (d->dist.kind == HIST_DIST_CONTENTION && d->dist.param > 100)
+        return hist_fail(HIST_ERR_USAGE, "contention share %u%% is above 100%%", d->dist.param);
+    if (d->dist.kind == HIST_DIST_RUNS && d->dist.param == 0)
+        return hist_fail(HIST_ERR_USAGE, "runs:L needs L >= 1");
+    gen_job job = {d, samples, hist_hot_value(d), (d->dist.param * 65536u + 50u) / 100u};
+    /* every core on a large dataset (1 MiB or more a thread): the same bytes however it is cut */
+    const uint64_t grain = UINT64_C(1) << 20;
+    if (d->dist.kind == HIST_DIST_RUNS) {
+        const uint64_t row = d->problem.channels > 0 ? d->problem.channels : 1;
+        hist_parallel_ranges(d->problem.rows, grain / row + 1, 1, 0, generate_range, &job);
+    } else {
+        hist_parallel_ranges(hist_samples(&d->problem), grain, 4, 0, generate_range, &job);
+    }
+    return HIST_OK;
 }
 
 /* Bytes of host memory available now: MemAvailable, else the physical memory. */

@@ -1,11 +1,16 @@
 /**
  * @file reference.c
- * @brief The reference loop and exact verification.
+ * @brief The reference loop, the same counts on every core, and exact verification.
  */
+#define _GNU_SOURCE /* sysconf(_SC_NPROCESSORS_ONLN) */
 #include "reference.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "parallel.h"
 
 void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist) {
     const hist_binning b = p->binning;
@@ -22,6 +27,49 @@ void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *his
                 hist[(uint64_t)c * bins + (uint32_t)bin] += 1;
         }
     }
+}
+
+/** @brief One slab's work in hist_reference_parallel(): rows [begin, end) into its own counters. */
+typedef struct slab_job {
+    const hist_problem *p;
+    const uint8_t *samples;
+    uint32_t *partials; /**< one `[channels, bins]` histogram per slab */
+    uint64_t slab_rows; /**< rows per slab (the last takes the rest) */
+} slab_job;
+
+static void count_slabs(void *ctx, uint64_t first, uint64_t last) {
+    const slab_job *j = ctx;
+    const uint64_t counters = hist_counters(j->p);
+    for (uint64_t s = first; s < last; ++s) {
+        hist_problem slab = *j->p;
+        const uint64_t begin = s * j->slab_rows;
+        slab.rows = begin + j->slab_rows < j->p->rows ? j->slab_rows : j->p->rows - begin;
+        hist_reference(&slab, j->samples + begin * j->p->channels, j->partials + s * counters);
+    }
+}
+
+void hist_reference_parallel(const hist_problem *p, const uint8_t *samples, uint32_t *hist) {
+    /* slabs of at least 4 MiB of samples, their counters together at most 256 MiB */
+    const uint64_t counters = hist_counters(p), samples_n = hist_samples(p);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t slabs = cores > 1 ? (uint64_t)cores : 1;
+    if (slabs > samples_n / (UINT64_C(4) << 20))
+        slabs = samples_n / (UINT64_C(4) << 20);
+    if (slabs > (UINT64_C(256) << 20) / (counters * sizeof(uint32_t) + 1))
+        slabs = (UINT64_C(256) << 20) / (counters * sizeof(uint32_t) + 1);
+    uint32_t *partials = slabs > 1 ? malloc(slabs * counters * sizeof *partials) : NULL;
+    if (!partials) {
+        hist_reference(p, samples, hist);
+        return;
+    }
+    slab_job job = {p, samples, partials, (p->rows + slabs - 1) / slabs};
+    slabs = (p->rows + job.slab_rows - 1) / job.slab_rows;
+    hist_parallel_ranges(slabs, 1, 1, 0, count_slabs, &job);
+    memcpy(hist, partials, counters * sizeof *hist);
+    for (uint64_t s = 1; s < slabs; ++s)
+        for (uint64_t i = 0; i < counters; ++i)
+            hist[i] += partials[s * counters + i];
+    free(partials);
 }
 
 uint64_t hist_verify(const hist_problem *p, const uint32_t *expected, const uint32_t *got,

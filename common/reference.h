@@ -21,6 +21,18 @@ extern "C" {
  */
 void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist);
 
+/**
+ * @brief The reference's counts, computed on every core: the rows cut into slabs, each slab
+ *        counted by hist_reference() into its own counters, the slabs' counters added. What the
+ *        tests and the runner check against (hist_reference() itself stays the one-thread loop
+ *        that day 01 measures). A problem too small to cut, or whose counters would take too much
+ *        memory once per thread, is counted by hist_reference() alone.
+ * @param p        the problem
+ * @param samples  `[rows, channels]` host input
+ * @param hist     `[channels, bins]` host output, overwritten
+ */
+void hist_reference_parallel(const hist_problem *p, const uint8_t *samples, uint32_t *hist);
+
 /** @brief What the harness writes over every output counter before an implementation is called
  *  (0xFF bytes): a counter still holding it was never written. */
 #define HIST_POISON UINT32_C(0xFFFFFFFF)

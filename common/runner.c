@@ -130,7 +130,7 @@ static hist_status prepare_data(const hist_options *o, size_t count, run_state *
     st->results = calloc(count, sizeof *st->results);
     if (!st->expected || !st->got || !st->results)
         return hist_fail(HIST_ERR_NOMEM, "out of memory for the histograms");
-    hist_reference(&st->p, st->samples, st->expected);
+    hist_reference_parallel(&st->p, st->samples, st->expected);
     return HIST_OK;
 }
 

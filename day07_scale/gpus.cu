@@ -162,7 +162,7 @@ static hist_status setup(bench *b) {
         return hist_fail(HIST_ERR_NOMEM, "out of host memory");
     if ((s = hist_generate(&d, b->h_slab)) != HIST_OK)
         return s;
-    hist_reference(&b->p, b->h_slab, b->expected);
+    hist_reference_parallel(&b->p, b->h_slab, b->expected);
     void *pinned = NULL;
     if ((s = hist_host_pinned_alloc(&pinned, b->bytes * (size_t)b->gpus)) != HIST_OK)
         return s;

@@ -40,9 +40,10 @@ static const uint32_t channels[] = {1, 3, 63, 65, 513, 4096};
  *  chunk size means nothing to them: the generic tests cover them). */
 static const char *const chunked[] = {"pipe_streams", "pipe_copy_stream", "gpus_nccl"};
 
-/* Every chunked pipeline on the shapes above (the first @p n_rows row counts), every binning and
-   distribution of the matrix, with a chunk size of @p chunk bytes. */
-static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows) {
+/* Every chunked pipeline on the shapes above (the first @p n_rows row counts) of at most
+   @p max_chunks chunks (a launch each), every binning and distribution of the matrix, with a chunk
+   size of @p chunk bytes. */
+static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows, uint64_t max_chunks) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     const size_t n = sizeof chunked / sizeof chunked[0];
@@ -51,7 +52,7 @@ static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows) {
         list[i] = test_find_impl(day07_impls, day07_impl_count, chunked[i]);
     const size_t saved = day07_chunk_bytes;
     day07_chunk_bytes = chunk;
-    const test_matrix m = {rows, n_rows, channels, 6};
+    const test_matrix m = {rows, n_rows, channels, 6, chunk * max_chunks};
     int *ran = test_counts(n);
     test_matrix_exact_all(list, n, dev, &m, 2, ran);
     day07_chunk_bytes = saved;
@@ -63,17 +64,19 @@ static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows) {
 
 static void test_one_row_per_chunk(void **state) {
     (void)state;
-    pipelines_exact_with_chunks(1, 5); /* up to 1,000 rows: a launch per row */
+    pipelines_exact_with_chunks(1, 5, 0); /* up to 1,000 rows: a launch per row */
 }
 
 static void test_chunks_rows_never_divide(void **state) {
     (void)state;
-    pipelines_exact_with_chunks(4099, 6); /* rows per chunk 4099, 1366, 65, 63, 7, 1 */
+    /* rows per chunk 4099, 1366, 65, 63, 7, 1; up to 2,048 chunks (65,537 rows of 65 channels,
+       1,000 of 4,096) */
+    pipelines_exact_with_chunks(4099, 6, 2048);
 }
 
 static void test_chunks_of_64_kib(void **state) {
     (void)state;
-    pipelines_exact_with_chunks(65536, 6);
+    pipelines_exact_with_chunks(65536, 6, 1024); /* 65,537 rows of 513 channels, not 4,096 */
 }
 
 /* Step 4 on each GPU count: shares of rows * i / n rows differ by one where n does not divide. */
@@ -101,7 +104,7 @@ static void test_every_gpu_count(void **state) {
     uint32_t *expected = malloc(counters * sizeof *expected), *got = malloc(counters * sizeof *got);
     assert_non_null(expected);
     assert_non_null(got);
-    hist_reference(&d.problem, samples, expected);
+    hist_reference_parallel(&d.problem, samples, expected);
     for (int n = 1; n <= visible && n <= 16; ++n) {
         const size_t saved = day07_chunk_bytes;
         day07_chunk_bytes = 100000; /* several chunks per GPU */

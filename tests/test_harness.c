@@ -15,6 +15,7 @@
 #include "gpu_limits.h"
 
 #include "npy.h"
+#include "parallel.h"
 #include "reference.h"
 #include "runner.h"
 #include "timing.h"
@@ -236,6 +237,58 @@ static void test_bin_map_is_exact_for_every_binning(void **state) {
                                  want);
                 }
             }
+}
+
+/* hist_parallel_ranges(): every item exactly once, cuts on the alignment, whatever the size */
+static uint8_t range_seen[100003];
+static void mark_range(void *ctx, uint64_t begin, uint64_t end) {
+    const uint64_t align = *(const uint64_t *)ctx;
+    assert_true(begin % align == 0 || begin == end);
+    for (uint64_t i = begin; i < end; ++i)
+        range_seen[i]++;
+}
+
+static void test_parallel_ranges_cover_once(void **state) {
+    (void)state;
+    static const uint64_t sizes[] = {0, 1, 3, 4, 1000, 65537, 100003};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        uint64_t align = 4;
+        memset(range_seen, 0, sizeof range_seen);
+        const unsigned pieces = hist_parallel_ranges(sizes[k], 16, align, 0, mark_range, &align);
+        assert_in_range(pieces, 1, 64);
+        for (uint64_t i = 0; i < sizes[k]; ++i)
+            assert_int_equal(range_seen[i], 1);
+    }
+}
+
+/* Generated on every core, the bytes are those of one thread (a small dataset with the same seed
+   is their prefix, row by row), and the reference on every core counts what the loop counts. */
+static void test_parallel_generation_and_reference(void **state) {
+    (void)state;
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 37},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 7}};
+    for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
+        /* 20,011 rows of 517 channels: 10 MiB, cut over every core; 1,000 rows: one thread */
+        hist_dataset big = test_data(20011, 517, (hist_binning){10, 200, 7}, dists[k], 99 + k);
+        hist_dataset small = big;
+        small.problem.rows = 1000;
+        uint8_t *b = test_samples(&big), *s = test_samples(&small);
+        assert_memory_equal(b, s, 1000 * 517);
+        const size_t counters = (size_t)hist_counters(&big.problem);
+        uint32_t *one = malloc(counters * sizeof *one), *all = malloc(counters * sizeof *all);
+        assert_non_null(one);
+        assert_non_null(all);
+        hist_reference(&big.problem, b, one);
+        memset(all, 0xAB, counters * sizeof *all);
+        hist_reference_parallel(&big.problem, b, all);
+        assert_memory_equal(one, all, counters * sizeof *one);
+        free(one);
+        free(all);
+        free(b);
+        free(s);
+    }
 }
 
 static void test_reference_zero_rows(void **state) {
@@ -757,6 +810,8 @@ int main(void) {
         cmocka_unit_test(test_binning_edges),
         cmocka_unit_test(test_bin_map_is_exact_for_every_binning),
         cmocka_unit_test(test_reference_zero_rows),
+        cmocka_unit_test(test_parallel_ranges_cover_once),
+        cmocka_unit_test(test_parallel_generation_and_reference),
         cmocka_unit_test(test_verify_reports_first_mismatches),
         cmocka_unit_test(test_problem_validate),
         cmocka_unit_test(test_exit_codes_and_stats),

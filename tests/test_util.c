@@ -107,7 +107,7 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
     uint32_t *got = malloc(counters * sizeof(uint32_t));
     assert_non_null(expected);
     assert_non_null(got);
-    hist_reference(p, samples, expected);
+    hist_reference_parallel(p, samples, expected);
     int total = 0;
     for (size_t i = 0; i < count; ++i) {
         const hist_impl *impl = impls[i];
@@ -185,7 +185,20 @@ int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset
 
 static const uint64_t default_rows[] = {0, 1, 7, 1000, 65537};
 static const uint32_t default_channels[] = {1, 3, 4, 63, 64, 65, 512, 513};
-const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8};
+const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8, 0};
+
+/* Whether the shape (rows, channels) is within the matrix's size limit. */
+static int shape_in(const test_matrix *m, uint64_t rows, uint32_t channels) {
+    return m->max_samples == 0 || rows * channels <= m->max_samples;
+}
+
+size_t test_matrix_shapes(const test_matrix *m) {
+    size_t n = 0;
+    for (size_t r = 0; r < m->n_rows; ++r)
+        for (size_t c = 0; c < m->n_channels; ++c)
+            n += shape_in(m, m->rows[r], m->channels[c]);
+    return n;
+}
 
 void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
                            const test_matrix *m, int threads, int *ran) {
@@ -198,13 +211,16 @@ void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hi
     for (size_t i = 0; i < count; ++i)
         ran[i] = 0;
     for (size_t r = 0; r < m->n_rows; ++r)
-        for (size_t c = 0; c < m->n_channels; ++c)
+        for (size_t c = 0; c < m->n_channels; ++c) {
+            if (!shape_in(m, m->rows[r], m->channels[c]))
+                continue;
             for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
                 for (size_t b = 0; b < sizeof binnings / sizeof binnings[0]; ++b) {
                     hist_dataset data =
                         test_data(m->rows[r], m->channels[c], binnings[b], dists[d], seed++);
                     exact_all(impls, count, dev, &data, threads, ran);
                 }
+        }
 }
 
 int test_matrix_exact(const hist_impl *impl, const hist_device *dev, const test_matrix *m,
@@ -270,6 +286,27 @@ static void presets_exact_all(const hist_impl *const *list, size_t count, const 
     exact_all(list, count, dev, &d, 2, ran);
 }
 
+/* Counts no small counter holds, on constant data (every sample in one bin):
+   - 1 channel of 2^28 rows: 2^28 in one counter, where a float stops at 2^24; and more than 65,535
+     in one block's counter for any plan of at most 4,096 blocks a channel (days 02-04, day 07's
+     pipelines; the wrong kernels' 1,056 blocks);
+   - 16 channels of 2^24 + 7 rows: past 2^24 in 16 counters, for the kernels that need channels
+     divisible by 4 or 16 (day 05, day 06's steps: at most 256 blocks a channel group on every
+     plan, so a block counts more than 65,536 rows of each channel).
+   Day 06's own test adds the final kernel's wide plans (512 channels, 3 million rows). */
+static void large_counts_exact_all(const hist_impl *const *list, size_t count,
+                                   const hist_device *dev, int *ran) {
+    static const struct {
+        uint64_t rows;
+        uint32_t channels;
+    } shapes[] = {{UINT64_C(1) << 28, 1}, {(UINT64_C(1) << 24) + 7, 16}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+        hist_dataset d = test_data(shapes[k].rows, shapes[k].channels, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_CONSTANT, 0}, 24 + k);
+        exact_all(list, count, dev, &d, 2, ran);
+    }
+}
+
 void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran) {
     const hist_device *dev = device_for(impls, count);
     const hist_impl **list = pointers_to(impls, count);
@@ -284,6 +321,7 @@ void test_check_registry(const hist_impl *const *impls, size_t count, const hist
     int *ran = test_counts(count);
     test_matrix_exact_all(impls, count, dev, m, 2, ran);
     presets_exact_all(impls, count, dev, ran);
+    large_counts_exact_all(impls, count, dev, ran);
     free(ran);
     verdicts = NULL;
 }

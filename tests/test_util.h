@@ -138,7 +138,13 @@ typedef struct test_matrix {
     size_t n_rows;            /**< how many */
     const uint32_t *channels; /**< channel counts */
     size_t n_channels;        /**< how many */
+    uint64_t max_samples;     /**< shapes of more samples (rows x channels) are left out, so that
+                                   a case costly for its test (a launch per chunk) stays small;
+                                   0: none */
 } test_matrix;
+
+/** @brief How many (rows, channels) shapes of @p m are within its size limit. */
+size_t test_matrix_shapes(const test_matrix *m);
 
 /** @brief Rows 0, 1, 7, 1000, 65537 and channels 1, 3, 4, 63, 64, 65, 512, 513. */
 extern const test_matrix TEST_MATRIX_DEFAULT;
@@ -218,8 +224,10 @@ typedef struct test_verdict {
 } test_verdict;
 
 /**
- * @brief Judge every implementation on the shape matrix @p m and both presets (main under
- *        uniform, constant, contention:90 and runs:1000; small-binned) without failing the test:
+ * @brief Judge every implementation on the shape matrix @p m, both presets (main under
+ *        uniform, constant, contention:90 and runs:1000; small-binned) and counts that no small
+ *        counter holds (constant data: 1 channel of 2^28 rows, 16 channels of 2^24 + 7: past
+ *        2^24 in one counter, past 65,535 in one block's) without failing the test:
  *        the first failure of each is recorded in @p v (which has @p count entries), its first
  *        differences printed, and it is left out of the cases after it. Implementations that
  *        cannot run a case (constraints, no @p dev) are not counted on it.

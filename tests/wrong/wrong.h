@@ -18,7 +18,8 @@ extern "C" {
 extern const hist_impl wrong_host_impls[];
 /** @brief How many entries wrong_host_impls holds. */
 extern const size_t wrong_host_impl_count;
-/** @brief The device ones: the same five flaws, and a racy non-atomic increment. */
+/** @brief The device ones: the same five flaws, a racy non-atomic increment, 16-bit counters per
+ *         block and float counters. */
 extern const hist_impl wrong_device_impls[];
 /** @brief How many entries wrong_device_impls holds. */
 extern const size_t wrong_device_impl_count;

@@ -13,7 +13,16 @@
 #define WRONG_CHUNK_ROWS 64
 #define WRONG_GROUP_CHANNELS 32
 
-enum flaw { NO_ZERO, DROP_LAST_ROWS, DROP_LAST_GROUP, OUTSIDE_RANGE, COUNTERS_16_BIT, RACY };
+enum flaw {
+    NO_ZERO,
+    DROP_LAST_ROWS,
+    DROP_LAST_GROUP,
+    OUTSIDE_RANGE,
+    COUNTERS_16_BIT,
+    RACY,
+    BLOCK_16_BIT,
+    FLOAT_COUNTS
+};
 
 /** @brief One sample per grid-stride step; FLAW decides what goes wrong. */
 template <int FLAW>
@@ -76,6 +85,84 @@ template <int FLAW> static hist_status run_wrong(const hist_args *a) {
     return HIST_OK;
 }
 
+/* ---- two flaws that only large counts show ---- */
+
+/** @brief Counts the grid-stride way into this block's own `[channels, bins]` counters. */
+__global__ void per_block_kernel(const uint8_t *__restrict__ d_samples, uint64_t n,
+                                 uint32_t channels, uint32_t bins, hist_binning b,
+                                 uint32_t *d_blocks) {
+    uint32_t *mine = d_blocks + (size_t)blockIdx.x * channels * bins;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const unsigned v = d_samples[i];
+        if (v >= b.lo && v <= b.hi)
+            atomicAdd(&mine[(size_t)(i % channels) * bins + (v - b.lo) / b.width], 1u);
+    }
+}
+
+/** @brief The blocks' counters added, each as a 16-bit counter would have held it (mod 65,536):
+ *  right while no block counts 65,536 of one bin. */
+__global__ void add_16_bit_blocks_kernel(const uint32_t *d_blocks, unsigned blocks,
+                                         uint64_t counters, uint32_t *d_hist) {
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= counters)
+        return;
+    uint32_t sum = 0;
+    for (unsigned blk = 0; blk < blocks; ++blk)
+        sum += d_blocks[(size_t)blk * counters + k] & 0xFFFFu;
+    d_hist[k] = sum;
+}
+
+/** @brief Counts in float: adding 1 to 2^24 gives 2^24, so a count stops there. */
+__global__ void float_kernel(const uint8_t *__restrict__ d_samples, uint64_t n, uint32_t channels,
+                             uint32_t bins, hist_binning b, float *d_counts) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const unsigned v = d_samples[i];
+        if (v >= b.lo && v <= b.hi)
+            atomicAdd(&d_counts[(size_t)(i % channels) * bins + (v - b.lo) / b.width], 1.0f);
+    }
+}
+
+__global__ void float_to_counts_kernel(const float *d_counts, uint64_t counters,
+                                       uint32_t *d_hist) {
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < counters)
+        d_hist[k] = (uint32_t)d_counts[k];
+}
+
+/** @brief BLOCK_16_BIT and FLOAT_COUNTS: one of the two kernels above, then its merge. */
+template <int FLAW> static hist_status run_large_count_flaw(const hist_args *a) {
+    const hist_problem *p = a->problem;
+    const uint64_t n = hist_samples(p), counters = hist_counters(p);
+    const uint32_t bins = hist_bins(p->binning);
+    const uint64_t wave = (uint64_t)a->device->sm_count * 8, need = HIST_CEIL_DIV(n, WRONG_THREADS);
+    const unsigned blocks = (unsigned)(need == 0 ? 1 : need < wave ? need : wave);
+    const unsigned merge_blocks = (unsigned)HIST_CEIL_DIV(counters, WRONG_THREADS);
+    void *work = NULL;
+    const size_t bytes = counters * sizeof(uint32_t) * (FLAW == BLOCK_16_BIT ? blocks : 1);
+    HIST_CUDA_TRY(cudaMalloc(&work, bytes));
+    hist_status s = HIST_OK;
+    if (cudaMemset(work, 0, bytes) != cudaSuccess) {
+        s = hist_fail(HIST_ERR_CUDA, "cudaMemset of the wrong kernel's counters failed");
+    } else if (FLAW == BLOCK_16_BIT) {
+        per_block_kernel<<<blocks, WRONG_THREADS>>>(a->samples, n, p->channels, bins, p->binning,
+                                                    (uint32_t *)work);
+        add_16_bit_blocks_kernel<<<merge_blocks, WRONG_THREADS>>>((const uint32_t *)work, blocks,
+                                                                  counters, a->hist);
+    } else {
+        float_kernel<<<blocks, WRONG_THREADS>>>(a->samples, n, p->channels, bins, p->binning,
+                                                (float *)work);
+        float_to_counts_kernel<<<merge_blocks, WRONG_THREADS>>>((const float *)work, counters,
+                                                                a->hist);
+    }
+    if (s == HIST_OK && cudaDeviceSynchronize() != cudaSuccess)
+        s = hist_fail(HIST_ERR_CUDA, "a wrong kernel failed: %s",
+                      cudaGetErrorString(cudaGetLastError()));
+    cudaFree(work);
+    return s;
+}
+
 /** @brief One registry entry of a flawed kernel. */
 #define WRONG_IMPL(name, summary, flaw)                                                            \
     {                                                                                              \
@@ -94,6 +181,12 @@ const hist_impl wrong_device_impls[] = {
     WRONG_IMPL("gpu_16_bit_counters", "16-bit counters: right on uniform data only",
                COUNTERS_16_BIT),
     WRONG_IMPL("gpu_racy_increment", "++ instead of atomicAdd", RACY),
+    {"gpu_16_bit_per_block", "tests", HIST_DEVICE,
+     "16-bit counters per block: right while no block counts 65,536 of one bin", "any", NULL, NULL,
+     run_large_count_flaw<BLOCK_16_BIT>, 0, 0, HIST_ROOF_BOUND, NULL},
+    {"gpu_float_counts", "tests", HIST_DEVICE, "float counters: a count stops at 2^24", "any",
+     NULL, NULL,
+     run_large_count_flaw<FLOAT_COUNTS>, 0, 0, HIST_ROOF_BOUND, NULL},
 };
 /** @brief How many entries wrong_device_impls holds. */
 const size_t wrong_device_impl_count = sizeof wrong_device_impls / sizeof wrong_device_impls[0];
