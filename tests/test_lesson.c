@@ -9,7 +9,9 @@
  *    within its declared constraints, on the shape matrix (rows 0, 1, 7, 1000, 65537; channels 1,
  *    3, 4, 63, 64, 65, 512, 513; uniform, contention:90, constant and runs:7 data; three
  *    binnings) and on both presets (main under uniform, constant, contention:90, runs:1000;
- *    small-binned). A failure names the first case that differs and prints its first differences;
+ *    small-binned) and on counts no small counter holds (constant data, 1 channel x 2^28 rows
+ *    and 16 x (2^24 + 7): past 2^24 in one counter, past 65,535 in one block's). A failure names
+ *    the first case that differs and prints its first differences;
  *  - performance on the main preset: each exact implementation's median time against its roof
  *    measured in the same run (hist_impl::roof: the bound max(read-only floor, shared-atomic
  *    ceiling), or the ceiling alone; a host one: its speed-up over cpu_reference per thread), and
