@@ -14,8 +14,9 @@
 #include "gpu_limits.h"
 #include "plan.cuh"
 
-uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chunk_rows) {
-    const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
+uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint32_t group,
+                    uint64_t *chunk_rows) {
+    const uint32_t groups = group > 0 ? (p->channels + group - 1) / group : 1;
     uint64_t chunks = (uint64_t)dev->sm_count / groups;
     if (chunks < 1)
         chunks = 1;

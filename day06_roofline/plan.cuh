@@ -82,10 +82,12 @@ typedef struct any_grid {
  *        H100).
  * @param p the problem
  * @param dev the GPU
+ * @param group channels per block (128, 64 or 32)
  * @param chunk_rows receives the rows per chunk
  * @return the number of chunks
  */
-uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint64_t *chunk_rows);
+uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint32_t group,
+                    uint64_t *chunk_rows);
 
 /**
  * @brief The final kernel's grid for @p p's input at @p samples on @p dev (plan.cu).

@@ -1,7 +1,8 @@
 /**
  * @file roofline.cuh
  * @brief Day 06: what every step shares. The block's configuration (1024 threads counting 128
- *        channels in a `[bin][slot]` shared histogram), the bank-conflict-free layout with its
+ *        channels in a `[bin][slot]` shared histogram; 64 or 32 where the GPU's shared memory
+ *        per block holds no more), the bank-conflict-free layout with its
  *        two device functions, and the lesson's functions that registry.cu lists.
  *
  * The lesson's files, in the order of the README: this header; steps.cu (steps 1-6: one kernel,
@@ -33,7 +34,8 @@
 /* ---- the bank-conflict-free layout ----
  *
  * The counter of (bin, channel) sits at s_hist[bin * CH + slot(channel)], CH the block's channels
- * (128 in steps 1-6; 128, 64 or 32 in the final kernel's plans, plan.cuh), so its bank is
+ * (128, 64 or 32: steps 1-6 take the largest the GPU's shared memory per block holds, the final
+ * kernel its plan, plan.cuh), so its bank is
  * slot(channel) % 32, whatever the bin. A warp's 32 atomics are conflict-free when its 32 lanes
  * count 32 channels with 32 different slot % 32: then any data, constant data included, costs one
  * pass through the banks.
@@ -45,15 +47,19 @@
  *          in one bank, so the lane of row q counts its bytes rotated by q: at step s it counts
  *          byte (s + q) % 4, at slot W * ((s + q) % 4) + w, and the R rows take R different
  *          multiples of W (bank 16 ((s + q) % 2) + w for CH = 64, 8 ((s + q) % 4) + w for 32).
- * VEC = 16 (step 2, CH = 128): lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the
+ * VEC = 16 (step 2), CH = 128: lane L reads channels 16w..16w+15 (w = L % 8) of row L / 8 of the
  *          warp's 4 rows; four lanes share w. At step s (word i = s / 4, byte b = s % 4) the lane
  *          of row r counts word (i + r) % 4, so the four take the four words: channel
  *          16w + 4q + b with q = (i + r) % 4, at slot 32b + 8q + w: bank 8q + w, different for
  *          all 32 lanes.
+ * VEC = 16, CH = 64 or 32 (step 2 on a GPU with less shared memory): the VEC = 4 layout, word
+ *          4l + j of the row being word j of load l. A warp covers 32 / (CH / 16) rows (8 or 16);
+ *          the lane of row r counts its words rotated by r (word (i + r) % 4 at step i) and each
+ *          word's bytes rotated by r / 4, so that no two lanes meet in a bank.
  */
 /**
  * @brief The channel (within the block's CH) counted in @p slot: the layout above, inverted.
- * @tparam VEC bytes a lane loads (4, or 16 with CH = 128)
+ * @tparam VEC bytes a lane loads (4 or 16)
  * @tparam CH channels per block (128, 64 or 32)
  * @param slot the slot, 0..CH-1
  * @return the channel, 0..CH-1
@@ -61,11 +67,11 @@
 template <int VEC, int CH = R6_CHANNELS>
 __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
     // SOLUTION slot_to_channel [gpu_r6_v1_conflict_free gpu_r6_v2_wide_loads gpu_r6_v3_l2_prefetch gpu_r6_v4_partials gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]:
-    //   invert the layout above: VEC 4 has slot = W * b + w with W = CH / 4, so it counts channel
-    //   4w + b there; VEC 16 (slot = 32b + bank) channel 16w + 4q + b with w = bank % 8,
-    //   q = bank / 8.
+    //   invert the layout above: VEC 4 (and VEC 16 with fewer than 128 channels) has
+    //   slot = W * b + w with W = CH / 4, so it counts channel 4w + b there; VEC 16 with 128
+    //   (slot = 32b + bank) channel 16w + 4q + b with w = bank % 8, q = bank / 8.
     // stub: return slot;
-    if (VEC == 4)
+    if (VEC == 4 || CH != 128)
         return 4 * (slot % (CH / 4)) + slot / (CH / 4);
     const uint32_t b = slot / 32, bank = slot % 32;
     return 16 * (bank % 8) + 4 * (bank / 8) + b;
@@ -108,6 +114,9 @@ hist_status run_step3(const hist_args *a);
 hist_status run_step4(const hist_args *a);
 hist_status run_step5(const hist_args *a);
 hist_status run_step6(const hist_args *a);
+/** @brief Steps 1-6's block on @p dev in one line (the registry's `plan`): its channels and
+ *  shared memory. @param p the problem @param dev the GPU @return the text (a static buffer) */
+const char *describe_step_plan(const hist_problem *p, const hist_device *dev);
 /** @brief Why steps 1-6 with 32-bit loads cannot run @p p (steps.cu), or NULL.
  *  @param p the problem @param dev the GPU, or NULL @return the reason, or NULL */
 const char *unsupported_vec4(const hist_problem *p, const hist_device *dev);

@@ -8,7 +8,9 @@
  * and many, and one kernel does the whole job:
  *
  *  - a block owns 128 channels of a chunk of rows; its histogram is `[bin][slot]` in shared
- *    memory (256 x 128 x 4 bytes = 128 KiB, one block of 1024 threads per SM);
+ *    memory (256 x 128 x 4 bytes = 128 KiB, one block of 1024 threads per SM); on a GPU whose
+ *    shared memory per block holds less (every GPU below an A100), 64 or 32 channels
+ *    (step_channels(), the CH template parameter);
  *  - each thread loads VEC bytes of a row (4 or 16) with UNROLL loads in flight, double buffered;
  *  - at the end the block adds its counts into the output with global atomics (MERGE_ATOMIC),
  *    or stores them as partials for a reduction kernel (MERGE_PARTIALS), either straight from the
@@ -21,8 +23,11 @@
  * them count the byte histogram of channels divisible by VEC; final.cu takes step 6 to every
  * shape and binning.
  */
+#include <stdio.h>
+
 #include "cuda_check.h"
 #include "device.cuh"
+#include "gpu_limits.h"
 #include "plan.cuh"
 #include "roofline.cuh"
 
@@ -38,20 +43,25 @@ template <> struct load_t<16> { typedef uint4 type; /**< four words */ };
 
 /**
  * @brief Count a 32-bit load.
+ * @tparam CH channels per block
  * @param v the load
  * @param s_lane this lane's first slot
+ * @param row_in_warp which of the warp's rows this lane reads (its bytes' rotation)
  */
-__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t,
+template <int CH>
+__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t row_in_warp,
                                            const uint32_t *) {
-    count_word(v, s_lane);
+    count_word<CH>(v, s_lane, row_in_warp);
 }
 /**
  * @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above).
+ * @tparam CH channels per block
  * @param v the load: 16 channels of one row
  * @param s_hist the block's `[bin][slot]` histogram
- * @param row_in_warp which of the warp's 4 rows this lane reads
+ * @param row_in_warp which of the warp's rows (4, 8 or 16) this lane reads
  * @param word_slot this lane's slot of byte 0 of each of its 4 words
  */
+template <int CH>
 __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
                                            const uint32_t *word_slot) {
     /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
@@ -71,10 +81,11 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
         w1 = w3;
         w3 = t;
     }
-    count_word(w0, s_hist + word_slot[0]);
-    count_word(w1, s_hist + word_slot[1]);
-    count_word(w2, s_hist + word_slot[2]);
-    count_word(w3, s_hist + word_slot[3]);
+    const uint32_t q = CH == 128 ? 0 : row_in_warp / 4; /* fewer channels: bytes rotated too */
+    count_word<CH>(w0, s_hist + word_slot[0], q);
+    count_word<CH>(w1, s_hist + word_slot[1], q);
+    count_word<CH>(w2, s_hist + word_slot[2], q);
+    count_word<CH>(w3, s_hist + word_slot[3], q);
 }
 
 /* ---- streaming ahead into L2 ----
@@ -139,11 +150,11 @@ __device__ __forceinline__ void merge_count(uint32_t *dest, uint32_t count) {
  * @param group_channels channels this block counts (fewer in a last, partial group)
  * @param d_dest the output or this chunk's partials
  */
-template <int VEC, merge_mode MERGE>
+template <int VEC, merge_mode MERGE, int CH>
 __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
                                                 uint32_t group_channels, uint32_t *d_dest) {
-    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x) {
-        const uint32_t bin = k / R6_CHANNELS, channel = slot_to_channel<VEC>(k % R6_CHANNELS);
+    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x) {
+        const uint32_t bin = k / CH, channel = slot_to_channel<VEC, CH>(k % CH);
         if (channel >= group_channels)
             continue;
         merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + bin], s_hist[k]);
@@ -152,31 +163,32 @@ __device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t
 
 /** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction.
  * @param s_hist the block's `[bin][slot]` histogram
- * @param s_flush the `[128][65]` transposition buffer
+ * @param s_flush the `[CH][65]` transposition buffer
  * @param c0 the block's first channel
  * @param group_channels channels this block counts
  * @param d_dest the output or this chunk's partials
  */
-template <int VEC, merge_mode MERGE>
+template <int VEC, merge_mode MERGE, int CH>
 __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
                                                 uint32_t c0, uint32_t group_channels,
                                                 uint32_t *d_dest) {
     // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel]: 64 bins at a time: copy
-    //   s_hist[(b0 + bin) * 128 + slot] to s_flush[slot * 65 + bin] (k = bin * 128 + slot per
+    //   s_hist[(b0 + bin) * CH + slot] to s_flush[slot * 65 + bin] (k = bin * CH + slot per
     //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
-    //   consecutive bins of one channel: skip channels >= group_channels, then merge_count<MERGE>
-    //   each count into its output counter; barrier before the next 64 bins.
+    //   consecutive bins of one channel (slot_to_channel<VEC, CH>): skip channels >=
+    //   group_channels, then merge_count<MERGE> each count into its output counter; barrier
+    //   before the next 64 bins.
     // stub: (void)s_hist, (void)s_flush, (void)c0, (void)group_channels, (void)d_dest;
     const uint32_t pad = R6_FLUSH_BINS + 1;
     for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
-        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
-            const uint32_t bin = k / R6_CHANNELS, slot = k % R6_CHANNELS;
-            s_flush[slot * pad + bin] = s_hist[(b0 + bin) * R6_CHANNELS + slot];
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
+            const uint32_t bin = k / CH, slot = k % CH;
+            s_flush[slot * pad + bin] = s_hist[(b0 + bin) * CH + slot];
         }
         __syncthreads(); /* the buffer is full */
-        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * R6_CHANNELS; k += blockDim.x) {
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
             const uint32_t slot = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
-            const uint32_t channel = slot_to_channel<VEC>(slot);
+            const uint32_t channel = slot_to_channel<VEC, CH>(slot);
             if (channel >= group_channels)
                 continue;
             merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin],
@@ -187,8 +199,9 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
     // END SOLUTION
 }
 
-/** @brief Day 06's kernel: one block counts 128 channels of a chunk of rows conflict-free in
- *  shared memory, then flushes (see the file comment for the template parameters).
+/** @brief Day 06's kernel: one block counts CH channels (128; 64 or 32 on a GPU with less shared
+ *  memory) of a chunk of rows conflict-free in shared memory, then flushes (see the file comment
+ *  for the template parameters).
  * @param d_samples the input, row-major `[rows][channels]`
  * @param rows rows
  * @param channels channels per row (divisible by VEC)
@@ -196,26 +209,27 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
  * @param d_out the output `[channels][256]` (zeroed, MERGE_ATOMIC) or the partials, one per chunk
  * (MERGE_PARTIALS)
  * @par Launch
- * `__launch_bounds__(R6_THREADS, 1)`. `run_roofline()`: a grid of (channel groups of 128, row
+ * `__launch_bounds__(R6_THREADS, 1)`. `run_roofline()`: a grid of (channel groups of CH, row
  * chunks: SMs / groups), R6_THREADS (1024) threads, one block per SM, `R6_SMEM_BYTES` (128 KiB)
- * plus, when COALESCED, `R6_FLUSH_BYTES` (33,280 bytes) of dynamic shared memory: 164,352 bytes,
- * opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the output is zeroed before.
+ * plus, when COALESCED, `R6_FLUSH_BYTES` (33,280 bytes) of dynamic shared memory: 164,352 bytes
+ * with 128 channels (R6_STEP_SMEM(CH)), opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the
+ * output is zeroed before.
  */
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED, int CH>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
                     uint64_t chunk_rows, uint32_t *__restrict__ d_out) {
     typedef typename load_t<VEC>::type load_type;
-    extern __shared__ uint32_t s_hist[]; /* [256 bins][128 slots] */
-    for (uint32_t k = threadIdx.x; k < R6_BINS * R6_CHANNELS; k += blockDim.x)
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x)
         s_hist[k] = 0;
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    const uint32_t c0 = blockIdx.x * R6_CHANNELS;
-    const uint32_t group_loads = min((uint32_t)R6_CHANNELS, channels - c0) / VEC;
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t group_loads = min((uint32_t)CH, channels - c0) / VEC;
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint32_t loads_per_row = R6_CHANNELS / VEC;  /* 32 or 8 */
-    const uint32_t rows_per_warp = 32 / loads_per_row; /* 1 or 4 */
+    const uint32_t loads_per_row = CH / VEC;           /* 32, 16, 8 (VEC 4); 8, 4, 2 (VEC 16) */
+    const uint32_t rows_per_warp = 32 / loads_per_row; /* 1 to 16 */
     const uint32_t load_in_row = lane % loads_per_row;
     const uint32_t row_in_warp = lane / loads_per_row;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * rows_per_warp;
@@ -225,13 +239,14 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     /* this lane's slot for byte 0 of each word it counts (see the layout above) */
     uint32_t word_slot[4];
     if (VEC == 4) {
-        word_slot[0] = lane;
+        word_slot[0] = load_in_row; /* the lane itself with 128 channels */
     } else {
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
-            word_slot[i] = 8 * ((i + row_in_warp) % 4) + load_in_row;
+        for (int i = 0; i < 4; ++i) /* word (i + r) % 4 of the load */
+            word_slot[i] = CH == 128 ? 8 * ((i + row_in_warp) % 4) + load_in_row
+                                     : 4 * load_in_row + (i + row_in_warp) % 4;
     }
-    uint32_t *s_base = VEC == 4 ? s_hist + lane : s_hist;
+    uint32_t *s_base = VEC == 4 ? s_hist + load_in_row : s_hist;
 
     if (load_in_row < group_loads) { /* a last, partial channel group leaves some lanes idle */
         const load_type *column = reinterpret_cast<const load_type *>(d_samples + c0) + load_in_row;
@@ -261,7 +276,7 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
                     next[u] = column[(r + u * step) * row_stride];
 #pragma unroll
                 for (int u = 0; u < UNROLL; ++u) /* ... while this one is counted */
-                    count_load(cur[u], s_base, row_in_warp, word_slot);
+                    count_load<CH>(cur[u], s_base, row_in_warp, word_slot);
 #pragma unroll
                 for (int u = 0; u < UNROLL; ++u)
                     cur[u] = next[u];
@@ -269,10 +284,10 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
             }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
-                count_load(cur[u], s_base, row_in_warp, word_slot);
+                count_load<CH>(cur[u], s_base, row_in_warp, word_slot);
         }
         for (; r < r1; r += step)
-            count_load(column[r * row_stride], s_base, row_in_warp, word_slot);
+            count_load<CH>(column[r * row_stride], s_base, row_in_warp, word_slot);
     }
     __syncthreads(); /* every count in before the histogram is read */
 
@@ -281,24 +296,47 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
                            ? d_out
                            : d_out + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk */
     if (COALESCED)
-        flush_coalesced<VEC, MERGE>(s_hist, s_hist + R6_BINS * R6_CHANNELS, c0, group_channels,
-                                    d_dest);
+        flush_coalesced<VEC, MERGE, CH>(s_hist, s_hist + R6_BINS * CH, c0, group_channels, d_dest);
     else
-        flush_scattered<VEC, MERGE>(s_hist, c0, group_channels, d_dest);
+        flush_scattered<VEC, MERGE, CH>(s_hist, c0, group_channels, d_dest);
 }
 
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
-static hist_status run_roofline(const hist_args *a) {
+/* ---- the block on this GPU ---- */
+
+/** @brief A block's shared memory with CH channels: the histogram and the transposition buffer
+ *  (164,352 bytes with 128, 82,176 with 64, 41,088 with 32). */
+#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * (R6_FLUSH_BINS + 1) * 4)
+
+/** @brief Steps 1-6's channels per block on @p dev: 128, or the largest of 64 and 32 whose block
+ *  its shared memory per block holds (every step the same, so that they compare); 0 if none. */
+static uint32_t step_channels(const hist_device *dev) {
+    for (uint32_t ch = R6_CHANNELS; ch >= 32; ch /= 2)
+        if (R6_STEP_SMEM(ch) <= dev->smem_per_block_optin)
+            return ch;
+    return 0;
+}
+
+const char *describe_step_plan(const hist_problem *p, const hist_device *dev) {
+    static char text[160];
+    (void)p;
+    const uint32_t ch = step_channels(dev);
+    snprintf(text, sizeof text,
+             "%u channels per block (%zu bytes of shared memory), %d threads, "
+             "one block per SM",
+             ch, R6_STEP_SMEM(ch), R6_THREADS);
+    return text;
+}
+
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED, int CH>
+static hist_status launch_roofline(const hist_args *a) {
     const hist_problem *p = a->problem;
     uint64_t chunk_rows = 0;
-    const uint32_t chunks = chunks_for(p, a->device, &chunk_rows);
-    const uint32_t groups = (p->channels + R6_CHANNELS - 1) / R6_CHANNELS;
-    const size_t smem_bytes = R6_SMEM_BYTES + (COALESCED ? R6_FLUSH_BYTES : 0);
-    if (smem_bytes > a->device->smem_per_block_optin)
-        return hist_fail(HIST_ERR_UNSUPPORTED,
-                         "day06 needs %zu bytes of shared memory per block; %s allows %zu",
-                         smem_bytes, a->device->name, a->device->smem_per_block_optin);
-    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED>;
+    const uint32_t chunks = chunks_for(p, a->device, CH, &chunk_rows);
+    const uint32_t groups = (p->channels + CH - 1) / CH;
+    /* padded under an emulated GPU: no more blocks per SM than it would hold */
+    const size_t need = COALESCED ? R6_STEP_SMEM(CH) : (size_t)R6_BINS * CH * sizeof(uint32_t);
+    const size_t smem_bytes = hist_launch_smem(a->device, R6_THREADS, need);
+    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED, CH>;
     HIST_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes));
     uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
@@ -316,16 +354,34 @@ static hist_status run_roofline(const hist_args *a) {
     return HIST_OK;
 }
 
+/* A step on this GPU: its kernel with the channels per block that the GPU holds. */
+template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
+static hist_status run_roofline(const hist_args *a) {
+    switch (step_channels(a->device)) {
+    case 128:
+        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 128>(a);
+    case 64:
+        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 64>(a);
+    case 32:
+        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 32>(a);
+    default:
+        return hist_fail(HIST_ERR_UNSUPPORTED,
+                         "day06's steps need %zu bytes of shared memory per block; %s allows %zu",
+                         R6_STEP_SMEM(32), a->device->name, a->device->smem_per_block_optin);
+    }
+}
+
 size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
     uint64_t chunk_rows = 0;
-    return (size_t)chunks_for(p, dev, &chunk_rows) * hist_counters(p) * sizeof(uint32_t);
+    return (size_t)chunks_for(p, dev, step_channels(dev), &chunk_rows) * hist_counters(p) *
+           sizeof(uint32_t);
 }
 
 /* Whether this build holds Hopper code for step 3's kernel (an ARCH=sm_80 build runs on an H100
    from compute_80 PTX, where the bulk prefetch is compiled out). */
 static bool built_for_hopper() {
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false>) !=
+    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false, 128>) !=
         cudaSuccess) {
         cudaGetLastError();
         return true; /* no GPU to ask (the which-GPU page): the build's own architecture decides */
@@ -340,10 +396,9 @@ static const char *unsupported(const hist_problem *p, const hist_device *dev) {
     if (p->channels % VEC != 0)
         return VEC == 4 ? "channels must be divisible by 4 (32-bit loads)"
                         : "channels must be divisible by 16 (16-byte loads)";
-    if (dev && R6_SMEM_BYTES + R6_FLUSH_BYTES > dev->smem_per_block_optin)
-        return HIST_NOT_ON_GPU "steps 1-6 count 128 channels per block in 164,352 bytes of shared "
-                               "memory, more than this GPU allows (the final kernel, gpu_roofline, "
-                               "has a plan that fits)";
+    if (dev && step_channels(dev) == 0)
+        return HIST_NOT_ON_GPU "steps 1-6 need at least 41,088 bytes of shared memory per block "
+                               "(32 channels)";
     if (PREFETCH > 0 && dev && dev->cc_major < 9)
         return HIST_NOT_ON_GPU "needs a Hopper GPU (compute capability 9.0) for "
                                "cp.async.bulk.prefetch";

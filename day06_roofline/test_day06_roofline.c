@@ -113,6 +113,31 @@ static void test_final_plan_per_gpu(void **state) {
     assert_non_null(strstr(final->plan(&p, &a100), "32 bins a round"));
 }
 
+/* Steps 1-6 on every GPU of the limits table (no GPU needed): 128 channels per block where the
+   GPU's shared memory per block holds 164,352 bytes, else 64 or 32; they run everywhere. */
+static void test_step_plan_per_gpu(void **state) {
+    (void)state;
+    static const struct {
+        const char *gpu;
+        int channels;
+    } want[] = {{"t4", 32},      {"a100", 128}, {"l4", 64},    {"rtx3090", 64}, {"rtx4090", 64},
+                {"rtx5090", 64}, {"h100", 128}, {"h200", 128}, {"b200", 128}};
+    const hist_problem p = {1048576, 512, {0, 255, 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        hist_device dev;
+        hist_device_of_limits(hist_gpu_limits_find(want[i].gpu), &dev);
+        for (size_t k = 0; k < day06_impl_count; ++k) {
+            if (any_shape(day06_impls[k].name) || strstr(day06_impls[k].name, "prefetch"))
+                continue; /* the final kernel's plans: above; step 3: Hopper only */
+            assert_null(day06_impls[k].unsupported(&p, &dev));
+            const char *plan = day06_impls[k].plan(&p, &dev);
+            if (strtol(plan, NULL, 10) != want[i].channels)
+                fail_msg("%s on %s: %s, not %d channels per block", day06_impls[k].name,
+                         want[i].gpu, plan, want[i].channels);
+        }
+    }
+}
+
 /* The final kernel: rows around its ends (the first and last rows of an unaligned input are
    counted a byte at a time), channels around words and balanced groups, many groups. */
 static const uint64_t final_rows[] = {2, 3, 5, 9, 33, 4099};
@@ -187,6 +212,7 @@ int main(void) {
         cmocka_unit_test(test_counts_past_16_bits_per_block),
         cmocka_unit_test(test_constraints_are_clear),
         cmocka_unit_test(test_final_plan_per_gpu),
+        cmocka_unit_test(test_step_plan_per_gpu),
         cmocka_unit_test(test_final_any_shape),
         cmocka_unit_test(test_final_unaligned_input),
     };

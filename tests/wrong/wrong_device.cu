@@ -124,8 +124,7 @@ __global__ void float_kernel(const uint8_t *__restrict__ d_samples, uint64_t n, 
     }
 }
 
-__global__ void float_to_counts_kernel(const float *d_counts, uint64_t counters,
-                                       uint32_t *d_hist) {
+__global__ void float_to_counts_kernel(const float *d_counts, uint64_t counters, uint32_t *d_hist) {
     const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < counters)
         d_hist[k] = (uint32_t)d_counts[k];
@@ -184,9 +183,8 @@ const hist_impl wrong_device_impls[] = {
     {"gpu_16_bit_per_block", "tests", HIST_DEVICE,
      "16-bit counters per block: right while no block counts 65,536 of one bin", "any", NULL, NULL,
      run_large_count_flaw<BLOCK_16_BIT>, 0, 0, HIST_ROOF_BOUND, NULL},
-    {"gpu_float_counts", "tests", HIST_DEVICE, "float counters: a count stops at 2^24", "any",
-     NULL, NULL,
-     run_large_count_flaw<FLOAT_COUNTS>, 0, 0, HIST_ROOF_BOUND, NULL},
+    {"gpu_float_counts", "tests", HIST_DEVICE, "float counters: a count stops at 2^24", "any", NULL,
+     NULL, run_large_count_flaw<FLOAT_COUNTS>, 0, 0, HIST_ROOF_BOUND, NULL},
 };
 /** @brief How many entries wrong_device_impls holds. */
 const size_t wrong_device_impl_count = sizeof wrong_device_impls / sizeof wrong_device_impls[0];
