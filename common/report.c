@@ -121,7 +121,7 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
             "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
             "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
             "clean_floor_median_us,date_utc,command,copy_floor_median_us,atomic_ceiling_median_us,"
-            "pct_of_bound\n");
+            "pct_of_bound,commit\n");
     char gpu_cell[256]; /* a GPU's name as one CSV cell */
     snprintf(gpu_cell, sizeof gpu_cell, "%s", gpu);
     for (char *c = gpu_cell; *c; ++c)
@@ -153,11 +153,11 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f\n", floor->median_us,
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f,%s\n", floor->median_us,
                 gpu_cell, (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
                 (unsigned long long)o->data.seed, o->reps, o->threads, roofs->clean.median_us, date,
                 o->command, r->copy_floor.median_us, roofs->ceiling.median_us,
-                r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0);
+                r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0, hist_course_commit);
     }
 }
 

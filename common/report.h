@@ -59,9 +59,13 @@ typedef struct hist_result {
 void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
                        const hist_roofs *roofs, double reference_us);
 
+/** @brief The commit this build was made from (`git describe`, or COURSE_COMMIT; the Makefile
+ *  generates it): every CSV row names it, so that a kept table knows what code it measured. */
+extern const char hist_course_commit[];
+
 /**
  * @brief Write the results as CSV, one row per implementation, with the run's provenance (GPU,
- *        shape, data, date, command) on every row.
+ *        shape, data, date, command, commit) on every row.
  * @param f the stream
  * @param results the results, in registry order
  * @param n how many
