@@ -153,11 +153,12 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f,%s\n", floor->median_us,
-                gpu_cell, (unsigned long long)p->rows, p->channels, hist_bins(p->binning), dist,
-                (unsigned long long)o->data.seed, o->reps, o->threads, roofs->clean.median_us, date,
-                o->command, r->copy_floor.median_us, roofs->ceiling.median_us,
-                r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0, hist_course_commit);
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f,%s\n",
+                floor->median_us, gpu_cell, (unsigned long long)p->rows, p->channels,
+                hist_bins(p->binning), dist, (unsigned long long)o->data.seed, o->reps, o->threads,
+                roofs->clean.median_us, date, o->command, r->copy_floor.median_us,
+                roofs->ceiling.median_us, r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0,
+                hist_course_commit);
     }
 }
 
