@@ -3,7 +3,7 @@
 # the GPU machine, where the GPU tests run too). From a clone with uncommitted changes it
 # publishes the student edition, then, as a student would: reads its README, builds and tests
 # before writing anything, writes day 01 wrong and then right, writes day 04, runs, plots and
-# grades, and checks at each step what issue 27 asks of the student path. One line per step;
+# grades, and checks at each step what issue 27 asks of the student path (items 1-15). One line per step;
 # exit status 1 at the first step that does not hold.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +71,24 @@ done
 [ "$(wc -l <"$work/t01bug.txt")" -le 40 ] || fail "a failing make test DAY=01 printed more than 40 lines"
 step "12 a wrong day 01 fails under its own test, with the case, the counters and the poison explained"
 
+# 15. counters too small for the counts: 16-bit copies (day 01) and, on a GPU, 16-bit per-block
+# counters (day 04) pass on small data and must fail on the checks' large counts
+sed 's/sum += counts\[/sum += (uint16_t)counts[/' "$src/day01_cpu/cpu_hist.c" >day01_cpu/cpu_hist.c
+grep -q '(uint16_t)counts\[' day01_cpu/cpu_hist.c || fail "could not plant day 01's 16-bit copies"
+make -s test DAY=01 >"$work/t01w16.txt" 2>&1 && fail "day 01 with 16-bit copies passed"
+grep -q "cpu_private is not exact on rows=268435456 channels=1" "$work/t01w16.txt" ||
+    { cat "$work/t01w16.txt"; fail "day 01's 16-bit copies were not caught by the large counts"; }
+if [ $has_gpu = 1 ]; then
+    cp "$src/day04_shared/shared.cu" day04_shared/shared.cu
+    sed -i 's/atomicAdd(&d_hist_group\[k\], s_hist\[k\]);/atomicAdd(\&d_hist_group[k], s_hist[k] \& 0xFFFFu);/' \
+        day04_shared/shared.cu
+    grep -q 's_hist\[k\] & 0xFFFFu' day04_shared/shared.cu || fail "could not plant day 04's 16-bit counters"
+    make -s test DAY=04 >"$work/t04w16.txt" 2>&1 && fail "day 04 with 16-bit counters per block passed"
+    grep -q "is not exact on rows=" "$work/t04w16.txt" ||
+        { cat "$work/t04w16.txt"; fail "day 04's 16-bit counters were not caught"; }
+fi
+step "15 16-bit counters caught by the large counts$([ $has_gpu = 1 ] || echo ' (day 04 on a GPU only: no GPU)')"
+
 # day 01 and day 04 written right
 cp "$src/day01_cpu/cpu_hist.c" day01_cpu/cpu_hist.c
 cp "$src/day04_shared/shared.cu" day04_shared/shared.cu
@@ -78,6 +96,17 @@ make -s test DAY=01 >"$work/t01ok.txt" 2>&1 || { cat "$work/t01ok.txt"; fail "da
 [ "$(grep -cv '^\(gcc\|nvcc\|ar\) ' "$work/t01ok.txt")" -le 6 ] || { cat "$work/t01ok.txt"; fail "a passing make test DAY=01 is not short"; }
 make -s test DAY=day04 >"$work/t04.txt" 2>&1 || { cat "$work/t04.txt"; fail "day 04 written right fails"; }
 step "day 01 and day 04 written: their tests pass$([ $has_gpu = 1 ] || echo ' (GPU tests skipped: no GPU)')"
+
+# 13. fast feedback: make test DAY=04 after an edit within 60 s on a GPU; the README's measured
+# per-day times all within 60 s
+touch day04_shared/shared.cu
+start=$(date +%s)
+make -s test DAY=04 >"$work/t04again.txt" 2>&1 || { cat "$work/t04again.txt"; fail "day 04 fails after a touch"; }
+took=$(($(date +%s) - start))
+[ $has_gpu = 0 ] || [ $took -le 60 ] || fail "make test DAY=04 after an edit took $took s (goal: 60)"
+awk -F, '!/^#/ && NR > 2 && $2 > 60 { bad = 1 } END { exit bad }' docs/data/h100_test_times.csv ||
+    fail "a lesson's measured make test DAY=NN time is above 60 s (docs/data/h100_test_times.csv)"
+step "13 make test DAY=04 after an edit: $took s; every lesson's measured time within 60 s"
 
 # 6, 7. running, plotting and testing change no tracked file; a lesson's run keeps its own results
 git add -A && git -c user.name=s -c user.email=s@x commit -qm "my day 01 and day 04"
