@@ -71,13 +71,13 @@ done
 [ "$(wc -l <"$work/t01bug.txt")" -le 40 ] || fail "a failing make test DAY=01 printed more than 40 lines"
 step "12 a wrong day 01 fails under its own test, with the case, the counters and the poison explained"
 
-# 15. counters too small for the counts: 16-bit copies (day 01) and, on a GPU, 16-bit per-block
-# counters (day 04) pass on small data and must fail on the checks' large counts
-sed 's/sum += counts\[/sum += (uint16_t)counts[/' "$src/day01_cpu/cpu_hist.c" >day01_cpu/cpu_hist.c
-grep -q '(uint16_t)counts\[' day01_cpu/cpu_hist.c || fail "could not plant day 01's 16-bit copies"
-make -s test DAY=01 >"$work/t01w16.txt" 2>&1 && fail "day 01 with 16-bit copies passed"
-grep -q "cpu_private is not exact on rows=268435456 channels=1" "$work/t01w16.txt" ||
-    { cat "$work/t01w16.txt"; fail "day 01's 16-bit copies were not caught by the large counts"; }
+# 15. counters too small for the counts: a float sum (day 01) and, on a GPU, 16-bit per-block
+# counters (day 04) pass on the presets and must fail on the checks' large counts
+sed 's/uint32_t sum = 0;/float sum = 0;/' "$src/day01_cpu/cpu_hist.c" >day01_cpu/cpu_hist.c
+grep -q 'float sum = 0;' day01_cpu/cpu_hist.c || fail "could not plant day 01's float sum"
+make -s test DAY=01 >"$work/t01w16.txt" 2>&1 && fail "day 01 with a float sum passed"
+grep -Eq "cpu_private is not exact on rows=(268435456|16777223) " "$work/t01w16.txt" ||
+    { cat "$work/t01w16.txt"; fail "day 01's float sum was not caught by the large counts"; }
 if [ $has_gpu = 1 ]; then
     cp "$src/day04_shared/shared.cu" day04_shared/shared.cu
     sed -i 's/atomicAdd(&d_hist_group\[k\], s_hist\[k\]);/atomicAdd(\&d_hist_group[k], s_hist[k] \& 0xFFFFu);/' \
@@ -87,7 +87,7 @@ if [ $has_gpu = 1 ]; then
     grep -q "is not exact on rows=" "$work/t04w16.txt" ||
         { cat "$work/t04w16.txt"; fail "day 04's 16-bit counters were not caught"; }
 fi
-step "15 16-bit counters caught by the large counts$([ $has_gpu = 1 ] || echo ' (day 04 on a GPU only: no GPU)')"
+step "15 a float sum (day 01) and 16-bit counters per block (day 04) caught by the large counts$([ $has_gpu = 1 ] || echo ' (day 04 on a GPU only: no GPU)')"
 
 # day 01 and day 04 written right
 cp "$src/day01_cpu/cpu_hist.c" day01_cpu/cpu_hist.c
