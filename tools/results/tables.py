@@ -67,6 +67,7 @@ from kept import (
     DATA, Error, cell_value, fmt_ratio, fmt_time, kept_value, load_run, probe_value, prof_value,
     run_row, run_value, source_line, table)
 from kinds import KINDS, log_value
+import stale
 
 
 # ---- figures in running text ----
@@ -128,7 +129,9 @@ def rewrite(page, text):
             body, names = KINDS[args[0]](page, args[1:])
         except Error as e:
             raise Error(f"line {i + 1}: {e}")
-        out += [line] + body + (["", source_line(page, names)] if names else []) + [END]
+        note = stale.stale_line(page, names) if names else None
+        out += [line] + body + (["", source_line(page, names)] if names else [])
+        out += ([note] if note else []) + [END]
         i = j + 1
     text = "\n".join(out)
 
@@ -208,6 +211,8 @@ def main(argv):
             with open(page, "w") as f:
                 f.write(new)
             print(f"tables: {page} rewritten")
+    print(f"tables: {stale.counts['stale']} of {stale.counts['tables']} measured tables stale "
+          "(measured before their code changed, or at no recorded commit: make measure on the GPU)")
     return status
 
 

@@ -1,0 +1,83 @@
+"""stale.py: whether a kept measurement still describes the code (tables.py's staleness line).
+
+Every kept file names the commit it was measured at: the runner's CSVs in their `commit` column,
+the others in their first line ("# GPU, date, course COMMIT: command"). A table is stale when one
+of its files names no commit (measured before commits were recorded), a commit this history does
+not hold, or one after which a measured source changed: the kernel files of the page's lesson
+(its folder's .cu, .cuh and .c files other than tests) and the harness's timing code."""
+import csv
+import glob
+import os
+import re
+import subprocess
+
+from kept import data_path
+
+#: the harness's code that every measurement goes through: the timing and the GPU's roofs
+TIMING_SOURCES = ["common/timing.c", "common/timing.h", "common/gpu.cu"]
+
+_diffs = {}
+counts = {"tables": 0, "stale": 0}
+
+
+def measured_commit(name):
+    """The commit NAME was measured at ('-dirty' dropped), or None if it names none."""
+    with open(data_path(name), newline="") as f:
+        lines = list(f)
+    if name.endswith(".csv") and lines and not lines[0].startswith("#"):
+        row = next(csv.DictReader(lines), {})
+        return (row.get("commit") or "").replace("-dirty", "") or None
+    head = next((line for line in lines if line.startswith("# ")), "")
+    m = re.search(r", course (\S+?)(-dirty)?:", head)
+    return m.group(1) if m and m.group(1) != "?" else None
+
+
+def sources_of(page):
+    """The measured sources a table on PAGE describes: its lesson's kernel files, the timing."""
+    folder = os.path.dirname(os.path.relpath(page))
+    own = []
+    if re.match(r"day\d\d_", folder):
+        own = sorted(p for ext in ("cu", "cuh", "c") for p in glob.glob(f"{folder}/*.{ext}")
+                     if not os.path.basename(p).startswith("test_"))
+    return own + TIMING_SOURCES
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], capture_output=True, text=True)
+
+
+def changed_since(commit, sources):
+    """The sources that differ between COMMIT and the working tree; None if git does not know
+    COMMIT."""
+    key = (commit, tuple(sources))
+    if key not in _diffs:
+        if _git("rev-parse", "--verify", "-q", commit + "^{commit}").returncode != 0:
+            _diffs[key] = None
+        else:
+            _diffs[key] = _git("diff", "--name-only", commit, "--", *sources).stdout.split()
+    return _diffs[key]
+
+
+def stale_line(page, names):
+    """The line under a table whose data may not describe the code, or None."""
+    counts["tables"] += 1
+    if _git("rev-parse", "--git-dir").returncode != 0:
+        return None  # no history to compare with (an exported copy)
+    sources = sources_of(page)
+    for name in dict.fromkeys(names):
+        commit = measured_commit(name)
+        if commit is None:
+            why = f"{name} was measured before the course recorded commits"
+        else:
+            changed = changed_since(commit, sources)
+            if changed is None:
+                why = f"{name} was measured at {commit}, a commit this history does not hold"
+            elif changed:
+                what = changed[0] + (f" and {len(changed) - 1} more files have" if
+                                     len(changed) > 1 else " has")
+                why = f"{name} was measured at {commit}; {what} changed since"
+            else:
+                continue
+        counts["stale"] += 1
+        return f"*Stale: {why}: make measure on the GPU, then make tables.*"
+    return None
