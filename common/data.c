@@ -123,10 +123,10 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
 
 /** @brief What one thread of hist_generate() needs. */
 typedef struct gen_job {
-    const hist_dataset *d;
-    uint8_t *samples;
-    uint8_t hot;        /**< the hot value (contention, constant) */
-    uint32_t threshold; /**< contention: a coin below it picks the hot value */
+    const hist_dataset *d; /**< the dataset */
+    uint8_t *samples;      /**< where its bytes go */
+    uint8_t hot;           /**< the hot value (contention, constant) */
+    uint32_t threshold;    /**< contention: a coin below it picks the hot value */
 } gen_job;
 
 /* Samples [begin, end) of a uniform or contention dataset, or rows [begin, end) of a runs one

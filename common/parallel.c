@@ -14,9 +14,10 @@
 
 /** @brief One piece and the work to do on it. */
 typedef struct piece {
-    hist_range_fn fn;
-    void *ctx;
-    uint64_t begin, end;
+    hist_range_fn fn; /**< the work */
+    void *ctx;        /**< its context */
+    uint64_t begin;   /**< the first item of the piece */
+    uint64_t end;     /**< one past its last */
 } piece;
 
 static void *run_piece(void *arg) {

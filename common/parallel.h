@@ -23,6 +23,12 @@ typedef void (*hist_range_fn)(void *ctx, uint64_t begin, uint64_t end);
  * @p grain items, every cut a multiple of @p align. A range too small to cut is one call on the
  * calling thread, and so is a piece whose thread cannot start: the work is always done, and what
  * it computes does not depend on how it was cut when pieces write disjoint outputs.
+ * @param n how many items
+ * @param grain the fewest items a piece may have
+ * @param align every cut a multiple of this
+ * @param max_pieces at most this many pieces (0: one per core)
+ * @param fn the work, called once per piece
+ * @param ctx what @p fn is given
  * @return how many pieces the range was cut into (1 .. cores)
  */
 unsigned hist_parallel_ranges(uint64_t n, uint64_t grain, uint64_t align, unsigned max_pieces,

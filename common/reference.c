@@ -31,10 +31,10 @@ void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *his
 
 /** @brief One slab's work in hist_reference_parallel(): rows [begin, end) into its own counters. */
 typedef struct slab_job {
-    const hist_problem *p;
-    const uint8_t *samples;
-    uint32_t *partials; /**< one `[channels, bins]` histogram per slab */
-    uint64_t slab_rows; /**< rows per slab (the last takes the rest) */
+    const hist_problem *p;  /**< the whole problem */
+    const uint8_t *samples; /**< its input */
+    uint32_t *partials;     /**< one `[channels, bins]` histogram per slab */
+    uint64_t slab_rows;     /**< rows per slab (the last takes the rest) */
 } slab_job;
 
 static void count_slabs(void *ctx, uint64_t first, uint64_t last) {

@@ -143,7 +143,11 @@ typedef struct test_matrix {
                                    0: none */
 } test_matrix;
 
-/** @brief How many (rows, channels) shapes of @p m are within its size limit. */
+/**
+ * @brief How many (rows, channels) shapes of @p m are within its size limit.
+ * @param m the shape matrix
+ * @return the number of shapes its tests run
+ */
 size_t test_matrix_shapes(const test_matrix *m);
 
 /** @brief Rows 0, 1, 7, 1000, 65537 and channels 1, 3, 4, 63, 64, 65, 512, 513. */
