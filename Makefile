@@ -290,8 +290,15 @@ gpus-page: $(GPUS_PAGE_BIN)
 # Every lesson and test compiled for every architecture the course serves (common.mk's
 # COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);
 # ARCH=all builds one binary for a lab of mixed GPUs instead.
+# the smallest program that shows NCCL's own handled sanitizer reports (tests/sanitize/nccl_init.c;
+# make sanitize runs it first), built where NCCL is found
+NCCL_INIT := $(if $(NCCL_FOUND),$(BUILD)/tests/sanitize/nccl_init)
+$(BUILD)/tests/sanitize/nccl_init.o: CFLAGS += $(NCCL_FLAGS)
+$(BUILD)/tests/sanitize/nccl_init: $(BUILD)/tests/sanitize/nccl_init.o
+	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+ALL_OBJS += $(if $(NCCL_INIT),$(BUILD)/tests/sanitize/nccl_init.o)
 .PHONY: archs test-programs
-test-programs: $(TEST_BINS)
+test-programs: $(TEST_BINS) $(NCCL_INIT)
 archs:
 	@set -e; for a in $(COURSE_ARCHS) all; do \
 	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
@@ -355,9 +362,10 @@ fuzz:
 	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=build/fuzz-cli- build/fuzz-cli-corpus tests/fuzz/cli-seeds
 
-# compute-sanitizer's four tools over every GPU implementation (needs a GPU)
-sanitize: $(COURSE_BIN)
-	tools/lab/sanitize.sh ./$(COURSE_BIN)
+# compute-sanitizer's four tools over every GPU implementation (needs a GPU), after the smallest
+# program that shows NCCL's own handled reports (NCCL_INIT above)
+sanitize: $(COURSE_BIN) $(NCCL_INIT)
+	tools/lab/sanitize.sh ./$(COURSE_BIN) $(NCCL_INIT)
 
 # ptxas's report (registers, shared memory) for the kernels of DAY's lessons; every build already
 # fails on a register spill (-Xptxas -warn-spills with warnings as errors).

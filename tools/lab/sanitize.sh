@@ -1,22 +1,26 @@
-#!/bin/sh
-# sanitize.sh COURSE_BIN: compute-sanitizer's memcheck, racecheck, initcheck and synccheck over
-# every GPU implementation of the course, on small shapes (a partial channel group, with rows
-# enough for a dynamic tile of day 06's final kernel; one channel with a non-byte binning) under
-# every distribution. Every implementation runs on every shape its constraints accept (no --impl:
-# one named on a shape it refuses would be exit status 4). Fails on any report. SANITIZE_TOOLS
-# picks some of the four tools.
+#!/usr/bin/env bash
+# sanitize.sh COURSE_BIN [NCCL_INIT]: compute-sanitizer's memcheck (with --leak-check full),
+# racecheck, initcheck and synccheck over every GPU implementation of the course, on small shapes
+# (a partial channel group, with rows enough for a dynamic tile of day 06's final kernel; one
+# channel with a non-byte binning) under every distribution: 32 runs, SANITIZE_JOBS (default 8)
+# at a time. Every implementation runs on every shape its constraints accept (no --impl: one named
+# on a shape it refuses would be exit status 4). Fails on any report but NCCL's own handled ones,
+# which NCCL_INIT (tests/sanitize/nccl_init.c, built where NCCL is found) shows alone first.
+# SANITIZE_TOOLS picks some of the four tools.
 set -u
 bin=$1
+repro=${2:-}
 command -v compute-sanitizer >/dev/null 2>&1 ||
     { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)" >&2; exit 1; }
 if "$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | grep -q "skipped: no GPU"; then
     echo "sanitize: needs a CUDA device; none here" >&2
     exit 1
 fi
+start=$(date +%s)
 impls=$("$bin" --list | awk '$3 == "device" { printf "%s%s", sep, $2; sep = "," }')
 # the GPU as the harness reports it ("... limited to rtx4090" under GPU_LIMITS)
 echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p')"
-# NCCL's own handled error: on initialisation it asks the runtime for each of its kernels
+# NCCL's own handled error: on initialisation it asks the runtime about each of its kernels
 # (cudaFuncGetAttributes in ncclInitKernelsForDevice) and skips those built for other GPUs, which
 # memcheck reports as cudaErrorNoKernelImageForDevice. Exactly those reports, whose first host frame
 # is in libnccl, are excluded and counted; every other report fails the run.
@@ -25,34 +29,65 @@ nccl_handled() {
          want && /Host Frame:/ { if ($0 ~ /libnccl\.so/) n++; want = 0 }
          END { print n + 0 }'
 }
-status=0
-runs=0
-excluded=0
-for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
-    for shape in "--rows 4100 --channels 528" "--preset small-binned --rows 3000"; do
-        for dist in uniform constant contention:90 runs:7; do
-            out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000 \
-                "$bin" $shape --dist "$dist" --reps 1 --warmup 0 2>&1)
-            rc=$?
-            runs=$((runs + 1))
-            summary=$(printf '%s\n' "$out" | grep "SUMMARY" | tail -n 1)
-            errors=$(printf '%s\n' "$summary" | sed -n 's/.*SUMMARY: \([0-9]*\) error.*/\1/p')
+errors_of() { sed -n 's/.*SUMMARY: \([0-9]*\) error.*/\1/p' | tail -n 1; }
+if [ -n "$repro" ]; then
+    out=$(compute-sanitizer --tool memcheck --print-limit 1000 "$repro" 2>&1)
+    rc=$?
+    n=$(printf '%s\n' "$out" | errors_of)
+    where=$(printf '%s\n' "$out" | grep -A3 "cudaErrorNoKernelImageForDevice" | grep -o "cudaFuncGetAttributes\|ncclInitKernelsForDevice" | sort -u | tr '\n' ' ')
+    echo "sanitize: NCCL alone ($repro: one communicator made and destroyed): exit $rc, ${n:-?} memcheck reports, $(printf '%s\n' "$out" | nccl_handled) of them cudaErrorNoKernelImageForDevice from libnccl (${where% })"
+fi
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+# one run: TOOL "SHAPE" DIST -> $dir/ID.out, $dir/ID.rc
+run_one() {
+    local id=$1 tool=$2 shape=$3 dist=$4 extra=""
+    [ "$tool" = memcheck ] && extra="--leak-check full"
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
+        "$bin" $shape --dist "$dist" --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
+    echo $? >"$dir/$id.rc"
+}
+tools=${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+shapes=("--rows 4100 --channels 528" "--preset small-binned --rows 3000")
+dists=(uniform constant contention:90 runs:7)
+id=0
+for tool in $tools; do
+    for shape in "${shapes[@]}"; do
+        for dist in "${dists[@]}"; do
+            run_one $id "$tool" "$shape" "$dist" &
+            id=$((id + 1))
+            while [ "$(jobs -rp | wc -l)" -ge "${SANITIZE_JOBS:-8}" ]; do wait -n; done
+        done
+    done
+done
+wait
+
+status=0 excluded=0 id=0
+for tool in $tools; do
+    tool_status=0 tool_nccl=0
+    for shape in "${shapes[@]}"; do
+        for dist in "${dists[@]}"; do
+            out=$(cat "$dir/$id.out") rc=$(cat "$dir/$id.rc")
+            id=$((id + 1))
+            errors=$(printf '%s\n' "$out" | errors_of)
             nccl=$(printf '%s\n' "$out" | nccl_handled)
-            if [ $rc -eq 9 ] && [ -n "$errors" ] && [ "$errors" -eq "$nccl" ]; then
-                excluded=$((excluded + nccl))
+            if [ "$rc" -eq 9 ] && [ -n "$errors" ] && [ "$errors" -eq "$nccl" ]; then
+                excluded=$((excluded + nccl)) tool_nccl=$((tool_nccl + nccl))
                 rc=0
             fi
-            if [ $rc -ne 0 ]; then
-                status=1
-                echo "FAILED: $tool $shape --dist $dist (exit $rc): $summary"
+            if [ "$rc" -ne 0 ]; then
+                status=1 tool_status=1
+                echo "FAILED: $tool $shape --dist $dist (exit $rc): $(printf '%s\n' "$out" | grep SUMMARY | tail -n 1)"
                 printf '%s\n' "$out" | grep -v "^day0\|^#\|^lesson" | tail -n 25
             fi
         done
     done
-    echo "$tool: $([ $status -eq 0 ] && echo clean so far || echo reports above) ($summary$([ "${nccl:-0}" -gt 0 ] && echo "; those $nccl are NCCL's own handled ones, excluded"))"
+    echo "$tool$([ "$tool" = memcheck ] && echo ' (--leak-check full)'): $([ $tool_status -eq 0 ] && echo clean || echo 'reports above') in ${#shapes[@]} x ${#dists[@]} runs$([ $tool_nccl -gt 0 ] && echo "; $tool_nccl NCCL reports excluded")"
 done
-echo "sanitize: $runs runs of $(echo "$impls" | tr ',' '\n' | wc -l) GPU implementations," \
-    "$([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
+echo "sanitize: $id runs of $(echo "$impls" | tr ',' '\n' | wc -l) GPU implementations in" \
+    "$(($(date +%s) - start)) s, $([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
     echo "; $excluded reports excluded: NCCL's own handled cudaErrorNoKernelImageForDevice in" \
          "ncclInitKernelsForDevice (it probes its kernels for other GPUs), nothing else")"
 exit $status

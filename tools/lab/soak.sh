@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# soak.sh BUILD_DIR [RUNS] [SEED]: the course's programs RUNS times (default 1,000) on this
+# machine's GPU with random valid options: a lesson's program or the course runner, shapes from 0
+# rows to 4 million samples, every binning, every distribution, implementations named or not,
+# --output and --input (a file another run saved), emulated GPUs. Every run checks every result
+# against the reference itself (a mismatch is exit status 1) and must exit 0; an --output must
+# then be a whole .npy; nothing may be left in the run's folder but the files asked for. It watches
+# each process's peak host memory and the GPU's used memory (sampled every second), and ends with
+# one long process (the course runner, 300 repetitions) whose host and GPU memory must not grow.
+# Prints one line per 100 runs and a summary; exit status 1 on any failure.
+set -u
+build=${1:?usage: soak.sh BUILD_DIR [RUNS] [SEED]}
+runs=${2:-1000}
+RANDOM=${3:-26}
+work=$(mktemp -d)
+trap 'kill "$sampler" 2>/dev/null; rm -rf "$work"' EXIT
+lessons=$(ls -d "$build"/day[0-9][0-9]_*/ | while read -r d; do n=$(basename "$d"); echo "$d$n"; done)
+gpus=$("$build/course" --gpu-limits list | awk 'NR > 1 && $1 ~ /^[a-z][a-z0-9]*$/ { print $1 }' | sort -u)
+pick() { local a=($1); echo "${a[RANDOM % ${#a[@]}]}"; }
+gpu_used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -n 1; }
+used_before=$(gpu_used)
+(while :; do gpu_used >>"$work/gpu-samples"; sleep 1; done) &
+sampler=$!
+
+# one random valid option vector for PROGRAM (the lesson's own implementations by --list)
+options() {
+    local program=$1 rows channels
+    channels=$(pick "1 2 3 4 7 16 63 64 65 128 129 512 513 1000 4096")
+    rows=$(((RANDOM * 32768 + RANDOM) % (4194304 / channels + 1)))
+    [ $((RANDOM % 10)) -ne 0 ] || rows=$(pick "0 1 2 7 33")
+    echo "--rows $rows --channels $channels --seed $RANDOM --reps 1 --warmup 0"
+    echo "--dist $(pick "uniform constant contention:$((RANDOM % 101)) runs:$((RANDOM % 2000 + 1))")"
+    case $((RANDOM % 4)) in
+    0) local lo=$((RANDOM % 256)) hi
+       hi=$((lo + RANDOM % (256 - lo)))
+       echo "--lo $lo --hi $hi --width $((RANDOM % 64 + 1))" ;;
+    1) echo "--lo 1 --hi 100 --width 20 --values 1:100" ;;
+    esac
+    [ $((RANDOM % 4)) -ne 0 ] || echo "--gpu-limits $(pick "$gpus")"
+    [ $((RANDOM % 3)) -ne 0 ] || echo "--impl $(pick "$("$program" --list | awk '$3 == "device" || $3 == "host" { print $2 }')")"
+}
+
+fail=0 peak_rss=0 saved=""
+for ((i = 1; i <= runs; i++)); do
+    program=$(pick "$lessons $build/course")
+    args=$(options "$program" | tr '\n' ' ')
+    out="" ; in=""
+    if [ $((RANDOM % 5)) -eq 0 ]; then out="--output $work/out.npy"; fi
+    if [ -n "$saved" ] && [ $((RANDOM % 5)) -eq 0 ]; then
+        in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
+    elif [ -z "$saved" ] || [ $((RANDOM % 20)) -eq 0 ]; then
+        args="$args --save-input $work/in.npy"; saved=$work/in.npy
+    fi
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%M" -o "$work/rss" "$program" $args $in $out >"$work/log" 2>&1
+    rc=$?
+    # exit 4: an --impl named on a problem outside its constraints (said in one line): valid
+    if [ $rc -ne 0 ] && ! { [ $rc -eq 4 ] && grep -q "could not run" "$work/log"; }; then
+        fail=$((fail + 1))
+        echo "soak: FAILED run $i (exit $rc): $program $args $in $out"
+        tail -n 5 "$work/log"
+    fi
+    if [ -n "$out" ] && [ $rc -eq 0 ]; then
+        head -c 6 "$work/out.npy" | grep -q "NUMPY" || { fail=$((fail + 1)); echo "soak: run $i: --output is not a .npy"; }
+    fi
+    rm -f "$work/out.npy"
+    left=$(find "$work" -name '*.tmp.*' | wc -l)
+    [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: run $i left $left temporary file(s)"; rm -f "$work"/*.tmp.*; }
+    rss=$(tail -n 1 "$work/rss")
+    [ "$rss" -le "$peak_rss" ] 2>/dev/null || peak_rss=$rss
+    [ $((i % 100)) -ne 0 ] || echo "soak: $i runs, $fail failed, peak host memory $((peak_rss / 1024)) MiB"
+done
+
+# one long process: its host and GPU memory after 30 and after 300 repetitions
+"$build/course" --rows 262144 --channels 513 --reps 300 --warmup 0 >"$work/long.log" 2>&1 &
+pid=$!
+sleep 3
+rss0=$(awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null)
+gpu0=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
+rss1=$rss0 gpu1=$gpu0
+while kill -0 $pid 2>/dev/null; do
+    r=$(awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null) && [ -n "$r" ] && rss1=$r
+    g=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
+    [ -z "$g" ] || gpu1=$g
+    sleep 1
+done
+wait $pid || { fail=$((fail + 1)); echo "soak: the long run failed"; tail -n 5 "$work/long.log"; }
+kill "$sampler" 2>/dev/null
+sleep 1
+used_after=$(gpu_used)
+gpu_peak=$(sort -n "$work/gpu-samples" | tail -n 1)
+left=$(ls "$work" | grep -v '^\(log\|rss\|long.log\|gpu-samples\|in.npy\)$' | wc -l)
+[ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: files left behind: $(ls "$work")"; }
+echo "soak: $runs runs on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $fail failed;" \
+    "peak host memory of a run $((peak_rss / 1024)) MiB; GPU memory used peak $gpu_peak MiB, before $used_before MiB, after $used_after MiB;" \
+    "long run (300 repetitions): host $((${rss0:-0} / 1024)) -> $((${rss1:-0} / 1024)) MiB, GPU ${gpu0:-?} -> ${gpu1:-?} MiB"
+[ $fail -eq 0 ]
