@@ -290,10 +290,10 @@ gpus-page: $(GPUS_PAGE_BIN)
 # Every lesson and test compiled for every architecture the course serves (common.mk's
 # COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);
 # ARCH=all builds one binary for a lab of mixed GPUs instead.
-# the smallest program that shows NCCL's own handled sanitizer reports (tests/sanitize/nccl_init.c;
+# the smallest program that shows NCCL's own handled sanitizer reports (tests/sanitize/nccl_init.cu;
 # make sanitize runs it first), built where NCCL is found
 NCCL_INIT := $(if $(NCCL_FOUND),$(BUILD)/tests/sanitize/nccl_init)
-$(BUILD)/tests/sanitize/nccl_init.o: CFLAGS += $(NCCL_FLAGS)
+$(BUILD)/tests/sanitize/nccl_init.o: NVCCFLAGS += $(NCCL_FLAGS)
 $(BUILD)/tests/sanitize/nccl_init: $(BUILD)/tests/sanitize/nccl_init.o
 	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 ALL_OBJS += $(if $(NCCL_INIT),$(BUILD)/tests/sanitize/nccl_init.o)

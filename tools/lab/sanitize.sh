@@ -5,7 +5,7 @@
 # channel with a non-byte binning) under every distribution: 32 runs, SANITIZE_JOBS (default 8)
 # at a time. Every implementation runs on every shape its constraints accept (no --impl: one named
 # on a shape it refuses would be exit status 4). Fails on any report but NCCL's own handled ones,
-# which NCCL_INIT (tests/sanitize/nccl_init.c, built where NCCL is found) shows alone first.
+# which NCCL_INIT (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first.
 # SANITIZE_TOOLS picks some of the four tools.
 set -u
 bin=$1

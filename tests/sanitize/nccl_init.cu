@@ -1,5 +1,5 @@
 /**
- * @file nccl_init.c
+ * @file nccl_init.cu
  * @brief The smallest program that shows the reports `make sanitize` excludes: one NCCL
  *        communicator on GPU 0, created and destroyed, nothing else. Under
  *        `compute-sanitizer --tool memcheck` it gets one "Program hit
