@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # soak.sh BUILD_DIR [RUNS] [SEED]: the course's programs RUNS times (default 1,000) on this
 # machine's GPU with random valid options: a lesson's program or the course runner, shapes from 0
-# rows to 4 million samples, every binning, every distribution, implementations named or not,
+# rows to a million samples, every binning, every distribution, implementations named or not,
 # --output and --input (a file another run saved), emulated GPUs. Every run checks every result
 # against the reference itself (a mismatch is exit status 1) and must exit 0; an --output must
 # then be a whole .npy; nothing may be left in the run's folder but the files asked for. It watches
@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'kill "$sampler" 2>/dev/null; rm -rf "$work"' EXIT
 lessons=$(ls -d "$build"/day[0-9][0-9]_*/ | while read -r d; do n=$(basename "$d"); echo "$d$n"; done)
 gpus=$("$build/course" --gpu-limits list | awk 'NR > 1 && $1 ~ /^[a-z][a-z0-9]*$/ { print $1 }' | sort -u)
-pick() { local a=($1); echo "${a[RANDOM % ${#a[@]}]}"; }
+pick() { local a=($1); [ ${#a[@]} -eq 0 ] || echo "${a[RANDOM % ${#a[@]}]}"; }
 gpu_used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -n 1; }
 used_before=$(gpu_used)
 (while :; do gpu_used >>"$work/gpu-samples"; sleep 1; done) &
@@ -26,7 +26,7 @@ sampler=$!
 options() {
     local program=$1 rows channels
     channels=$(pick "1 2 3 4 7 16 63 64 65 128 129 512 513 1000 4096")
-    rows=$(((RANDOM * 32768 + RANDOM) % (4194304 / channels + 1)))
+    rows=$(((RANDOM * 32768 + RANDOM) % (1048576 / channels + 1)))
     [ $((RANDOM % 10)) -ne 0 ] || rows=$(pick "0 1 2 7 33")
     echo "--rows $rows --channels $channels --seed $RANDOM --reps 1 --warmup 0"
     echo "--dist $(pick "uniform constant contention:$((RANDOM % 101)) runs:$((RANDOM % 2000 + 1))")"
@@ -37,17 +37,18 @@ options() {
     1) echo "--lo 1 --hi 100 --width 20 --values 1:100" ;;
     esac
     [ $((RANDOM % 4)) -ne 0 ] || echo "--gpu-limits $(pick "$gpus")"
-    [ $((RANDOM % 3)) -ne 0 ] || echo "--impl $(pick "$("$program" --list | awk '$3 == "device" || $3 == "host" { print $2 }')")"
+    # --output writes the result of the implementation named first: with --output, one is named
+    [ $((RANDOM % 3)) -ne 0 ] && [ -z "$2" ] || echo "--impl $(pick "$("$program" --list | awk '$1 ~ /^day[0-9][0-9]_/ { print $2 }')")"
 }
 
 fail=0 peak_rss=0 saved=""
 for ((i = 1; i <= runs; i++)); do
     program=$(pick "$lessons $build/course")
-    args=$(options "$program" | tr '\n' ' ')
-    out="" ; in=""
+    out="" in=""
     if [ $((RANDOM % 5)) -eq 0 ]; then out="--output $work/out.npy"; fi
+    args=$(options "$program" "$out" | tr '\n' ' ')
     if [ -n "$saved" ] && [ $((RANDOM % 5)) -eq 0 ]; then
-        in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
+        in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* --seed [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
     elif [ -z "$saved" ] || [ $((RANDOM % 20)) -eq 0 ]; then
         args="$args --save-input $work/in.npy"; saved=$work/in.npy
     fi
