@@ -50,7 +50,7 @@ for ((i = 1; i <= runs; i++)); do
     if [ -n "$saved" ] && [ $((RANDOM % 5)) -eq 0 ]; then
         in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* --seed [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
     elif [ -z "$saved" ] || [ $((RANDOM % 20)) -eq 0 ]; then
-        args="$args --save-input $work/in.npy"; saved=$work/in.npy
+        args="$args --save-input $work/next.npy"
     fi
     # shellcheck disable=SC2086
     /usr/bin/time -f "%M" -o "$work/rss" "$program" $args $in $out >"$work/log" 2>&1
@@ -65,6 +65,11 @@ for ((i = 1; i <= runs; i++)); do
         head -c 6 "$work/out.npy" | grep -q "NUMPY" || { fail=$((fail + 1)); echo "soak: run $i: --output is not a .npy"; }
     fi
     rm -f "$work/out.npy"
+    # a saved input is used by later runs once its run has written it whole
+    if [ -f "$work/next.npy" ]; then
+        [ $rc -eq 0 ] && mv "$work/next.npy" "$work/in.npy" && saved=$work/in.npy
+        rm -f "$work/next.npy"
+    fi
     left=$(find "$work" -name '*.tmp.*' | wc -l)
     [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: run $i left $left temporary file(s)"; rm -f "$work"/*.tmp.*; }
     rss=$(tail -n 1 "$work/rss")
