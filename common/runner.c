@@ -336,8 +336,12 @@ static hist_status report_and_stage_output(const hist_options *o, run_state *st)
     if (o->output && st->output)
         return hist_npy_stage_u32(&st->files[st->n_files++], o->output, st->output, st->p.channels,
                                   hist_bins(st->p.binning));
-    if (o->output)
-        return hist_fail(HIST_ERR_NOT_RUN, "no implementation ran (no --output written)");
+    if (o->output) /* without --impl: the first of the list, which did not run */
+        return hist_fail(HIST_ERR_NOT_RUN,
+                         "%s, the first implementation of the list, did not run: %s (no --output "
+                         "written; name the one whose result you want with --impl)",
+                         st->n > 0 ? st->results[0].impl->name : "none",
+                         st->n > 0 ? st->results[0].skip_reason : "nothing selected");
     return HIST_OK;
 }
 

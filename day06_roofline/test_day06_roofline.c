@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu.h"
 #include "gpu_limits.h"
@@ -78,6 +79,22 @@ static void test_constraints_are_clear(void **state) {
         assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "byte histogram only"));
         assert_non_null(strstr(day06_impls[i].unsupported(&odd, NULL), "divisible by"));
     }
+}
+
+/* --output without --impl holds the first implementation's result: where that one cannot run
+   (step 1 refuses a binned problem; without a GPU, all do), one line says which and why, exit 4,
+   and no file. */
+static void test_output_of_a_first_that_cannot_run(void **state) {
+    (void)state;
+    char out[16384], err[1024], path[128];
+    snprintf(path, sizeof path, "%s/binned.npy", test_tmp_dir);
+    char *argv[] = {LESSON_BIN, "--rows",  "10", "--channels", "4", "--lo",     "1",  "--hi",
+                    "100",      "--width", "20", "--reps",     "1", "--output", path, NULL};
+    assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 4);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_non_null(strstr(err, "gpu_r6_v1_conflict_free, the first implementation of the list, "
+                                "did not run"));
+    assert_int_equal(access(path, F_OK), -1);
 }
 
 /* The final kernel's plan on every GPU of the limits table (no GPU needed): the largest block
@@ -211,6 +228,7 @@ int main(void) {
         cmocka_unit_test(test_shape_matrix),
         cmocka_unit_test(test_counts_past_16_bits_per_block),
         cmocka_unit_test(test_constraints_are_clear),
+        cmocka_unit_test(test_output_of_a_first_that_cannot_run),
         cmocka_unit_test(test_final_plan_per_gpu),
         cmocka_unit_test(test_step_plan_per_gpu),
         cmocka_unit_test(test_final_any_shape),
