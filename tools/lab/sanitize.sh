@@ -17,7 +17,8 @@ if "$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | grep -q "skipped: no
     exit 1
 fi
 start=$(date +%s)
-impls=$("$bin" --list | awk '$3 == "device" { printf "%s%s", sep, $2; sep = "," }')
+# every implementation that runs on the GPU: device input, and host input (day 07's pipelines)
+impls=$("$bin" --list | awk '$1 ~ /^day[0-9]/ && $3 != "host" { printf "%s%s", sep, $2; sep = "," }')
 # the GPU as the harness reports it ("... limited to rtx4090" under GPU_LIMITS)
 echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p')"
 # NCCL's own handled error: on initialisation it asks the runtime about each of its kernels
