@@ -11,6 +11,8 @@
 set -u
 build=${1:?usage: soak.sh BUILD_DIR [RUNS] [SEED]}
 runs=${2:-1000}
+[ -x /usr/bin/time ] || { echo "soak: needs /usr/bin/time for each run's peak memory (apt-get install time)" >&2; exit 2; }
+command -v nvidia-smi >/dev/null || { echo "soak: needs a GPU machine (nvidia-smi not found)" >&2; exit 2; }
 RANDOM=${3:-26}
 work=$(mktemp -d)
 trap 'kill "$sampler" 2>/dev/null; rm -rf "$work"' EXIT
