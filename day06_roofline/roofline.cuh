@@ -21,12 +21,8 @@
 #define R6_CHANNELS 128
 /** @brief Bins of the byte histogram. */
 #define R6_BINS 256
-/** @brief Shared histogram `[256 bins][128 slots]` of 32-bit counters: 128 KiB. */
-#define R6_SMEM_BYTES (R6_BINS * R6_CHANNELS * sizeof(uint32_t))
 /** @brief Bins the flush moves per round through its transposition buffer. */
 #define R6_FLUSH_BINS 64
-/** @brief The transposition buffer `[128 slots][64 bins + 1 word of padding]`: 33,280 bytes. */
-#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))
 
 /** @brief Loads in flight per thread in the final kernel (step 1's 8, double buffered). */
 #define R6_UNROLL 8

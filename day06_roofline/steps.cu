@@ -210,10 +210,10 @@ __device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t
  * (MERGE_PARTIALS)
  * @par Launch
  * `__launch_bounds__(R6_THREADS, 1)`. `run_roofline()`: a grid of (channel groups of CH, row
- * chunks: SMs / groups), R6_THREADS (1024) threads, one block per SM, `R6_SMEM_BYTES` (128 KiB)
- * plus, when COALESCED, `R6_FLUSH_BYTES` (33,280 bytes) of dynamic shared memory: 164,352 bytes
- * with 128 channels (R6_STEP_SMEM(CH)), opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the
- * output is zeroed before.
+ * chunks: SMs / groups), R6_THREADS (1024) threads, one block per SM, the `[256][CH]` histogram
+ * (128 KiB with 128 channels) plus, when COALESCED, the `[CH][64 + 1]` transposition buffer
+ * (33,280 bytes) of dynamic shared memory: `R6_STEP_SMEM(CH)`, 164,352 bytes with 128 channels,
+ * opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the output is zeroed before.
  */
 template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED, int CH>
 __global__ void __launch_bounds__(R6_THREADS, 1)
