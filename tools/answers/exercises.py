@@ -125,8 +125,9 @@ VARIANTS = {
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
 ''', "")],
     "d06_no_pad": [
-        (D06, "#define R6_FLUSH_BYTES (R6_CHANNELS * (R6_FLUSH_BINS + 1) * sizeof(uint32_t))",
-         "#define R6_FLUSH_BYTES (R6_CHANNELS * R6_FLUSH_BINS * sizeof(uint32_t))"),
+        (D06_STEPS,
+         "#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * (R6_FLUSH_BINS + 1) * 4)",
+         "#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * R6_FLUSH_BINS * 4)"),
         (D06_STEPS, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
         (D06_FINAL, "const uint32_t pad = FB + 1;", "const uint32_t pad = FB;"),
     ],
