@@ -353,10 +353,10 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon
 fuzz:
 	@tools/build/ensure-deps.sh fuzzer
 	@mkdir -p build/fuzz-corpus build/fuzz-cli-corpus
-	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/outfile.c common/status.c \
-	  -o build/fuzz_npy
-	clang $(FUZZ_FLAGS) tests/fuzz_cli.c common/cli.c common/data.c common/outfile.c \
-	  common/status.c common/gpu_limits.c -o build/fuzz_cli
+	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/parallel.c \
+	  common/outfile.c common/status.c -lpthread -o build/fuzz_npy
+	clang $(FUZZ_FLAGS) tests/fuzz_cli.c common/cli.c common/data.c common/parallel.c \
+	  common/outfile.c common/status.c common/gpu_limits.c -lpthread -o build/fuzz_cli
 	./build/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz-corpus tests/fuzz/seeds
 	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
