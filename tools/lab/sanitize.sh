@@ -7,7 +7,7 @@
 # day 06's final kernel can take besides the H100's), SANITIZE_JOBS (default: one per core) at a time. Every implementation runs on every shape its constraints accept (no --impl: one named
 # on a shape it refuses would be exit status 4). Fails on any report but NCCL's own handled ones,
 # which NCCL_INIT (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first.
-# SANITIZE_TOOLS picks some of the four tools.
+# SANITIZE_TOOLS picks some of the four tools; SANITIZE_TIMES=FILE keeps every run's seconds.
 set -u
 bin=$1
 repro=${2:-}
@@ -53,14 +53,15 @@ run_one() {
     echo "$((SECONDS - t0)) s: $tool $shape --dist $dist" >"$dir/$id.s"
 }
 jobs_max=${SANITIZE_JOBS:-$(nproc)}
-tools=${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+# racecheck first: its runs are the longest
+tools=${SANITIZE_TOOLS:-racecheck memcheck initcheck synccheck}
 shapes=("--rows 4100 --channels 528" "--preset small-binned --rows 3000")
 dists=(uniform constant contention:90 runs:7)
 # the emulated plans: under GPU_LIMITS the whole run is one of them already
 limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
 [ -z "${HIST_GPU_LIMITS:-}" ] || limits=""
 limit_tools=""
-for tool in $tools; do case $tool in memcheck | racecheck) limit_tools="$limit_tools $tool" ;; esac; done
+for tool in $tools; do case $tool in racecheck | memcheck) limit_tools="$limit_tools $tool" ;; esac; done
 start_one() {
     run_one "$@" &
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
@@ -111,6 +112,7 @@ for tool in $tools; do
     for ((k = 0; k < ${#shapes[@]} * ${#dists[@]}; k++)); do check_one $id; id=$((id + 1)); done
     echo "$tool$([ "$tool" = memcheck ] && echo ' (--leak-check full)'): $(verdict) in ${#shapes[@]} x ${#dists[@]} runs$([ $tool_nccl -gt 0 ] && echo "; $tool_nccl NCCL reports excluded")"
 done
+[ -z "${SANITIZE_TIMES:-}" ] || cat "$dir"/*.s | sort -rn >"$SANITIZE_TIMES"
 echo "sanitize: the longest runs: $(cat "$dir"/*.s | sort -rn | head -n 3 | sed 's/ --dist [^ ]*//' | paste -sd ';' | sed 's/;/; /g')"
 echo "sanitize: $id runs of $(echo "$impls" | tr ',' '\n' | wc -l) GPU implementations ($jobs_max at a time) in" \
     "$(($(date +%s) - start)) s, $([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
