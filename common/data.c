@@ -121,52 +121,54 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
                      name);
 }
 
-/** @brief What one thread of hist_generate() needs. */
+/** @brief What one thread of hist_generate_rows() needs. */
 typedef struct gen_job {
     const hist_dataset *d; /**< the dataset */
-    uint8_t *samples;      /**< where its bytes go */
+    uint8_t *samples;      /**< where its bytes go: samples[0] is the first row's first sample */
+    uint64_t first;        /**< the global index of samples[0]: a sample's, a row's for runs */
     uint8_t hot;           /**< the hot value (contention, constant) */
     uint32_t threshold;    /**< contention: a coin below it picks the hot value */
 } gen_job;
 
-/* Samples [begin, end) of a uniform or contention dataset, or rows [begin, end) of a runs one
-   (begin a multiple of 4 samples): each a pure function of its index, so any cut gives the same
-   bytes. */
+/* Samples first + [begin, end) of a uniform or contention dataset, or rows first + [begin, end)
+   of a runs one: each a pure function of its global index, so any cut, and any first row, gives
+   the same bytes as the whole dataset has there. */
 static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
     const gen_job *j = ctx;
     const hist_dataset *d = j->d;
     const uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
-    uint8_t *samples = j->samples;
+    uint8_t *out = j->samples;
+    const uint64_t g_end = j->first + end;
     switch (d->dist.kind) {
     case HIST_DIST_UNIFORM:
-        for (uint64_t i = begin; i < end; i += 4) {
-            uint64_t word = hist_splitmix64(d->seed, i / 4);
-            for (unsigned lane = 0; lane < 4 && i + lane < end; ++lane)
-                samples[i + lane] = lane_value(word, lane, d->vmin, range);
+        for (uint64_t g = j->first + begin; g < g_end;) {
+            const uint64_t word = hist_splitmix64(d->seed, g / 4);
+            for (unsigned lane = (unsigned)(g % 4); lane < 4 && g < g_end; ++lane, ++g)
+                out[g - j->first] = lane_value(word, lane, d->vmin, range);
         }
         break;
     case HIST_DIST_CONSTANT:
-        memset(samples + begin, j->hot, end - begin);
+        memset(out + begin, j->hot, end - begin);
         break;
     case HIST_DIST_CONTENTION:
         /* a sample is replaced when its 16-bit coin is below P% of 65536 */
-        for (uint64_t i = begin; i < end; i += 4) {
-            uint64_t word = hist_splitmix64(d->seed, i / 4);
-            uint64_t coin = hist_splitmix64(d->seed ^ STREAM_CONTENTION, i / 4);
-            for (unsigned lane = 0; lane < 4 && i + lane < end; ++lane) {
-                uint32_t c = (uint32_t)(coin >> (16 * lane)) & 0xFFFFu;
-                samples[i + lane] =
+        for (uint64_t g = j->first + begin; g < g_end;) {
+            const uint64_t word = hist_splitmix64(d->seed, g / 4);
+            const uint64_t coin = hist_splitmix64(d->seed ^ STREAM_CONTENTION, g / 4);
+            for (unsigned lane = (unsigned)(g % 4); lane < 4 && g < g_end; ++lane, ++g) {
+                const uint32_t c = (uint32_t)(coin >> (16 * lane)) & 0xFFFFu;
+                out[g - j->first] =
                     c < j->threshold ? j->hot : lane_value(word, lane, d->vmin, range);
             }
         }
         break;
     case HIST_DIST_RUNS: {
         const uint64_t channels = d->problem.channels;
-        for (uint64_t r = begin; r < end; ++r) {
+        for (uint64_t r = j->first + begin; r < g_end; ++r) {
             /* every row of run k repeats the uniform values of row k */
-            uint64_t source_row = r / d->dist.param;
+            const uint64_t source_row = r / d->dist.param;
             for (uint64_t c = 0; c < channels; ++c)
-                samples[r * channels + c] = uniform_at(d, source_row * channels + c);
+                out[(r - j->first) * channels + c] = uniform_at(d, source_row * channels + c);
         }
         break;
     }
@@ -174,6 +176,11 @@ static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
 }
 
 hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
+    return hist_generate_rows(d, 0, d->problem.rows, samples);
+}
+
+hist_status hist_generate_rows(const hist_dataset *d, uint64_t first_row, uint64_t rows,
+                               uint8_t *samples) {
     if (d->vmin > d->vmax)
         return hist_fail(HIST_ERR_USAGE, "value range %u..%u is empty", d->vmin, d->vmax);
     if (d->dist.kind > HIST_DIST_RUNS)
@@ -182,14 +189,21 @@ hist_status hist_generate(const hist_dataset *d, uint8_t *samples) {
         return hist_fail(HIST_ERR_USAGE, "contention share %u%% is above 100%%", d->dist.param);
     if (d->dist.kind == HIST_DIST_RUNS && d->dist.param == 0)
         return hist_fail(HIST_ERR_USAGE, "runs:L needs L >= 1");
-    gen_job job = {d, samples, hist_hot_value(d), (d->dist.param * 65536u + 50u) / 100u};
+    if (first_row > d->problem.rows || rows > d->problem.rows - first_row)
+        return hist_fail(HIST_ERR_USAGE, "rows %llu..%llu are outside the dataset's %llu rows",
+                         (unsigned long long)first_row, (unsigned long long)(first_row + rows),
+                         (unsigned long long)d->problem.rows);
+    const uint64_t channels = d->problem.channels;
+    gen_job job = {d, samples, first_row * channels, hist_hot_value(d),
+                   (d->dist.param * 65536u + 50u) / 100u};
     /* every core on a large dataset (1 MiB or more a thread): the same bytes however it is cut */
     const uint64_t grain = UINT64_C(1) << 20;
     if (d->dist.kind == HIST_DIST_RUNS) {
-        const uint64_t row = d->problem.channels > 0 ? d->problem.channels : 1;
-        hist_parallel_ranges(d->problem.rows, grain / row + 1, 1, 0, generate_range, &job);
+        job.first = first_row;
+        hist_parallel_ranges(rows, grain / (channels ? channels : 1) + 1, 1, 0, generate_range,
+                             &job);
     } else {
-        hist_parallel_ranges(hist_samples(&d->problem), grain, 4, 0, generate_range, &job);
+        hist_parallel_ranges(rows * channels, grain, 4, 0, generate_range, &job);
     }
     return HIST_OK;
 }

@@ -87,6 +87,19 @@ uint8_t hist_hot_value(const hist_dataset *d);
 hist_status hist_generate(const hist_dataset *d, uint8_t *samples);
 
 /**
+ * @brief Fill `samples[rows * channels]` with rows `first_row .. first_row + rows - 1` of the
+ *        dataset @p d describes: the same bytes as those rows of hist_generate()'s output, so that
+ *        processes that each make only their own rows (day 07's ranks) count the same data.
+ * @return HIST_OK or HIST_ERR_USAGE (invalid parameters, rows outside the dataset).
+ * @param d the dataset (its shape is the whole dataset's)
+ * @param first_row the first row to make
+ * @param rows how many rows
+ * @param samples `rows * channels` bytes to fill
+ */
+hist_status hist_generate_rows(const hist_dataset *d, uint64_t first_row, uint64_t rows,
+                               uint8_t *samples);
+
+/**
  * @brief Refuse, before allocating, host memory this machine does not have: @p bytes against the
  *        memory it has available now (MemAvailable of /proc/meminfo: free plus reclaimable; the
  *        physical memory where that cannot be read). Linux would otherwise grant the allocation

@@ -6,8 +6,10 @@
 #include "npy.h"
 
 #include "data.h"
+#include "parallel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +302,71 @@ static hist_status read_data(FILE *f, const char *path, uint64_t bytes, uint8_t 
         return s;
     }
     *out = data;
+    return HIST_OK;
+}
+
+hist_status hist_npy_open_u8(const char *path, hist_npy_header *h) {
+    FILE *f = NULL;
+    uint64_t file_bytes = 0;
+    hist_status s = open_regular(path, &f, &file_bytes);
+    if (s != HIST_OK)
+        return s;
+    s = read_header(f, path, file_bytes, h);
+    if (s == HIST_OK)
+        s = check_samples_header(h, path, file_bytes);
+    fclose(f);
+    return s;
+}
+
+/** @brief What one thread of hist_npy_read_rows_u8() reads: bytes [begin, end) of the range. */
+typedef struct range_read {
+    int fd;          /**< the open file */
+    uint64_t offset; /**< the range's first byte in the file */
+    uint8_t *dst;    /**< where the range goes */
+    int error;       /**< the first errno seen (0: none; -1: the file ended early) */
+} range_read;
+
+static void read_piece(void *ctx, uint64_t begin, uint64_t end) {
+    range_read *r = ctx;
+    while (begin < end) {
+        const size_t want = end - begin < (UINT64_C(1) << 30) ? (size_t)(end - begin) : 1u << 30;
+        const ssize_t got = pread(r->fd, r->dst + begin, want, (off_t)(r->offset + begin));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            __atomic_store_n(&r->error, got < 0 ? errno : -1, __ATOMIC_RELAXED);
+            return;
+        }
+        begin += (uint64_t)got;
+    }
+}
+
+hist_status hist_npy_read_rows_u8(const char *path, const hist_npy_header *h, uint64_t first_row,
+                                  uint64_t rows, uint8_t *samples) {
+    const uint64_t channels = h->shape[1];
+    if (first_row > h->shape[0] || rows > h->shape[0] - first_row)
+        return hist_fail(HIST_ERR_USAGE, "'%s': rows %llu..%llu are outside its %llu rows", path,
+                         (unsigned long long)first_row, (unsigned long long)(first_row + rows),
+                         (unsigned long long)h->shape[0]);
+    if (rows == 0)
+        return HIST_OK;
+    range_read r = {open(path, O_RDONLY | O_CLOEXEC), h->data_offset + first_row * channels,
+                    samples, 0};
+    if (r.fd < 0)
+        return hist_fail(HIST_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(r.fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size != h->data_offset + h->shape[0] * channels) {
+        close(r.fd);
+        return hist_fail(HIST_ERR_IO, "'%s' changed since its header was read", path);
+    }
+    /* pieces of 8 MiB or more on every core: page-cache copies and page faults in parallel */
+    hist_parallel_ranges(rows * channels, UINT64_C(8) << 20, 4096, 0, read_piece, &r);
+    close(r.fd);
+    if (r.error > 0)
+        return hist_fail(HIST_ERR_IO, "cannot read '%s': %s", path, strerror(r.error));
+    if (r.error < 0)
+        return hist_fail(HIST_ERR_FORMAT, "'%s' is truncated", path);
     return HIST_OK;
 }
 

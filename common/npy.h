@@ -53,6 +53,30 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
                              uint64_t *channels);
 
 /**
+ * @brief Read and check a `.npy` file's header only, as hist_npy_read_u8() checks it: for
+ *        programs that read part of the rows (day 07's ranks, each its own share).
+ * @param path the file
+ * @param h the header (shape[0] rows, shape[1] channels, data_offset)
+ * @return HIST_OK, HIST_ERR_IO or HIST_ERR_FORMAT, with a message.
+ */
+hist_status hist_npy_open_u8(const char *path, hist_npy_header *h);
+
+/**
+ * @brief Read rows `first_row .. first_row + rows - 1` of a file hist_npy_open_u8() checked into
+ *        @p samples, in pieces read at once on every core (positioned reads: no piece reads
+ *        another's bytes, nothing before or after the rows is read).
+ * @param path the file
+ * @param h its header, from hist_npy_open_u8()
+ * @param first_row the first row
+ * @param rows how many rows
+ * @param samples `rows * channels` bytes
+ * @return HIST_OK, HIST_ERR_USAGE (rows outside the file), HIST_ERR_IO (unreadable, or changed
+ *         since the header was read) or HIST_ERR_FORMAT (truncated), with a message.
+ */
+hist_status hist_npy_read_rows_u8(const char *path, const hist_npy_header *h, uint64_t first_row,
+                                  uint64_t rows, uint8_t *samples);
+
+/**
  * @brief Write a `[rows, cols]` uint32 array, atomically.
  *
  * The data goes to a temporary file in the same folder that is renamed over @p path only once

@@ -291,6 +291,34 @@ static void test_parallel_generation_and_reference(void **state) {
     }
 }
 
+/* Any rows of a dataset, made alone (as one rank of day 07's ranks makes its share), are those
+   rows of the whole: cut at rows whose first sample is not a multiple of 4, and at the ends. */
+static void test_generate_rows_is_a_slice(void **state) {
+    (void)state;
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 37},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 7}};
+    static const uint64_t cuts[][2] = {{0, 0}, {0, 1}, {1, 1}, {3, 10}, {7, 2990}, {2999, 2}, {0, 3001}};
+    for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
+        hist_dataset d = test_data(3001, 517, (hist_binning){0, 255, 1}, dists[k], 7 + k);
+        uint8_t *whole = test_samples(&d);
+        uint8_t *part = malloc(3002 * 517);
+        assert_non_null(part);
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; ++c) {
+            memset(part, 0xEE, 3002 * 517);
+            assert_int_equal(hist_generate_rows(&d, cuts[c][0], cuts[c][1], part), HIST_OK);
+            if (cuts[c][1] > 0)
+                assert_memory_equal(part, whole + cuts[c][0] * 517, cuts[c][1] * 517);
+            assert_int_equal(part[cuts[c][1] * 517], 0xEE); /* nothing past its rows */
+        }
+        assert_int_equal(hist_generate_rows(&d, 3000, 2, part), HIST_ERR_USAGE);
+        assert_int_equal(hist_generate_rows(&d, 3002, 0, part), HIST_ERR_USAGE);
+        free(part);
+        free(whole);
+    }
+}
+
 static void test_reference_zero_rows(void **state) {
     (void)state;
     hist_problem p = {0, 4, {0, 255, 1}};
@@ -422,6 +450,36 @@ static void test_npy_round_trip(void **state) {
     for (struct dirent *e; (e = readdir(dir)) != NULL;)
         assert_null(strstr(e->d_name, ".tmp."));
     closedir(dir);
+}
+
+/* A row range read alone (one rank's share) is those rows of the whole file, on every core for a
+   large range; a range past the end, a truncated or a changed file are refused. */
+static void test_npy_read_rows(void **state) {
+    (void)state;
+    hist_dataset d = test_data(40001, 517, (hist_binning){0, 255, 1}, (hist_dist){0, 0}, 5);
+    uint8_t *whole = test_samples(&d); /* 20 MiB: pieces on every core */
+    const char *path = tmp_path("rows.npy");
+    assert_int_equal(hist_npy_write_u8(path, whole, 40001, 517), HIST_OK);
+    hist_npy_header h;
+    assert_int_equal(hist_npy_open_u8(path, &h), HIST_OK);
+    assert_int_equal(h.shape[0], 40001);
+    assert_int_equal(h.shape[1], 517);
+    uint8_t *part = malloc(40001 * 517);
+    assert_non_null(part);
+    static const uint64_t cuts[][2] = {{0, 40001}, {1, 3}, {13333, 13334}, {40000, 1}, {5, 0}};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; ++c) {
+        memset(part, 0xEE, 40001 * 517);
+        assert_int_equal(hist_npy_read_rows_u8(path, &h, cuts[c][0], cuts[c][1], part), HIST_OK);
+        if (cuts[c][1] > 0)
+            assert_memory_equal(part, whole + cuts[c][0] * 517, cuts[c][1] * 517);
+    }
+    assert_int_equal(hist_npy_read_rows_u8(path, &h, 40000, 2, part), HIST_ERR_USAGE);
+    assert_int_equal(truncate(path, (off_t)(h.data_offset + 517 * 40000)), 0);
+    assert_int_equal(hist_npy_read_rows_u8(path, &h, 0, 1, part), HIST_ERR_IO); /* changed */
+    assert_int_equal(hist_npy_open_u8(path, &h), HIST_ERR_FORMAT);
+    assert_int_equal(hist_npy_open_u8(tmp_path("absent.npy"), &h), HIST_ERR_IO);
+    free(part);
+    free(whole);
 }
 
 static void test_npy_reads_numpy_variants(void **state) {
@@ -812,12 +870,14 @@ int main(void) {
         cmocka_unit_test(test_reference_zero_rows),
         cmocka_unit_test(test_parallel_ranges_cover_once),
         cmocka_unit_test(test_parallel_generation_and_reference),
+        cmocka_unit_test(test_generate_rows_is_a_slice),
         cmocka_unit_test(test_verify_reports_first_mismatches),
         cmocka_unit_test(test_problem_validate),
         cmocka_unit_test(test_exit_codes_and_stats),
     };
     const struct CMUnitTest npy[] = {
         cmocka_unit_test(test_npy_round_trip),
+        cmocka_unit_test(test_npy_read_rows),
         cmocka_unit_test(test_npy_reads_numpy_variants),
         cmocka_unit_test(test_npy_malformed),
         cmocka_unit_test(test_npy_write_failure_leaves_nothing),
