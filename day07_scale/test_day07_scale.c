@@ -6,17 +6,25 @@
  *        under three binnings; the multi-GPU step on every GPU count 1 .. visible (shares that
  *        differ by a row); `make gpus` exact on every GPU count; and, on any machine, the refusal
  *        of data larger than host memory before anything is allocated (the runner and `bigger`).
- *        GPU tests skip without a GPU (fail with REQUIRE_GPU=1).
+ *        GPU tests skip without a GPU (fail with REQUIRE_GPU=1). Then the ranks program under
+ *        `mpirun` (Open MPI, more ranks than cores allowed): 1 to 4 ranks exact on generated data
+ *        (the same histogram for every N), one file and shards, rows that do not divide, fewer
+ *        rows than ranks and none; a failing rank ends the job (status, one line, no output)
+ *        within 10 s; on a GPU, one rank through NCCL and two sharing the GPU through MPI.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpu.h"
 #include "gpu_limits.h"
 #include "impl.h"
+#include "npy.h"
 #include "reference.h"
+#include "timing.h"
 #include "test_util.h"
 
 HIST_DECLARE_REGISTRY(day07);
@@ -192,6 +200,222 @@ static void test_missing_nccl_is_explained(void **state) {
     }
 }
 
+/* ---- the ranks program (ranks.cu), under mpirun ---- */
+
+/** @brief Whether ranks was built (Open MPI found); skips the test with the reason if not. */
+#define REQUIRE_RANKS(path)                                                                        \
+    do {                                                                                           \
+        program_path(path, sizeof path, "ranks");                                                 \
+        if (access(path, X_OK) != 0) {                                                             \
+            print_message("skipped: ranks not built: Open MPI was not found (apt-get install "    \
+                          "openmpi-bin libopenmpi-dev; make nccl-info DAY=07 says what was)\n");  \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/** @brief `mpirun -q --oversubscribe -np N ranks ARGS...` (ARGS NULL-terminated, at most 24):
+ *  its exit status; its output in @p out and @p err. */
+static int run_ranks(int np, char *const *args, char *out, size_t outlen, char *err,
+                     size_t errlen) {
+    char ranks[1024], n[16];
+    REQUIRE_RANKS(ranks);
+    snprintf(n, sizeof n, "%d", np);
+    char *argv[40] = {"/usr/bin/env", "mpirun", "-q", "--oversubscribe", "-np", n};
+    int k = 6;
+    if (geteuid() == 0)
+        argv[k++] = "--allow-run-as-root";
+    argv[k++] = ranks;
+    for (int i = 0; args[i] && k < 39; ++i)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    return test_run_program(argv, out, outlen, err, errlen);
+}
+
+/** @brief Run ranks on @p np ranks with @p args plus `--output`, and check it exits 0 with the
+ *  histogram @p expected_npy holds (a file of the reference's counts). */
+static void ranks_exact(int np, char *const *args, const char *expected_npy) {
+    char *all[32];
+    int k = 0;
+    for (; args[k]; ++k)
+        all[k] = args[k];
+    char out_path[128], out[8192], err[4096];
+    snprintf(out_path, sizeof out_path, "%s/ranks-out.npy", test_tmp_dir);
+    unlink(out_path);
+    all[k++] = "--output";
+    all[k++] = out_path;
+    all[k++] = "--reps";
+    all[k++] = "2";
+    all[k] = NULL;
+    const int rc = run_ranks(np, all, out, sizeof out, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%d ranks (%s ...) exited with %d: %s", np, args[0], rc, err);
+    assert_non_null(strstr(out, "check: exact"));
+    char cmp[512];
+    snprintf(cmp, sizeof cmp, "cmp -s %s %s", out_path, expected_npy);
+    if (system(cmp) != 0)
+        fail_msg("%d ranks (%s ...): the output differs from the reference", np, args[0]);
+}
+
+/** @brief The reference's counts of @p d's whole dataset, written to @p path. */
+static void reference_npy(const hist_dataset *d, const char *path) {
+    uint8_t *x = test_samples(d);
+    const size_t counters = (size_t)hist_counters(&d->problem);
+    uint32_t *h = malloc(counters * sizeof *h + 1);
+    assert_non_null(h);
+    hist_reference(&d->problem, x, h);
+    assert_int_equal(hist_npy_write_u32(path, h, d->problem.channels, hist_bins(d->problem.binning)),
+                     HIST_OK);
+    free(h);
+    free(x);
+}
+
+/* Generated data: each rank makes only its rows, and 1, 2, 3 and 4 ranks give the reference's
+   histogram (the same file): rows that do not divide, fewer rows than ranks, no rows. */
+static void test_ranks_generated_any_n(void **state) {
+    (void)state;
+    char ranks[1024], expected[128];
+    REQUIRE_RANKS(ranks);
+    snprintf(expected, sizeof expected, "%s/expected.npy", test_tmp_dir);
+    static const struct {
+        const char *rows, *channels;
+    } shapes[] = {{"1001", "7"}, {"2", "5"}, {"0", "3"}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        hist_dataset d = test_data(strtoull(shapes[i].rows, NULL, 10),
+                                   (uint32_t)atoi(shapes[i].channels), (hist_binning){3, 200, 7},
+                                   (hist_dist){HIST_DIST_CONTENTION, 50}, 77);
+        reference_npy(&d, expected);
+        char *args[] = {"--rows", (char *)shapes[i].rows, "--channels", (char *)shapes[i].channels,
+                        "--lo", "3", "--hi", "200", "--width", "7", "--dist", "contention:50",
+                        "--seed", "77", NULL};
+        for (int np = 1; np <= 4; ++np)
+            ranks_exact(np, args, expected);
+    }
+}
+
+/* One .npy file: each rank reads only its row range (999 rows: no N of 2..4 divides them). */
+static void test_ranks_one_file(void **state) {
+    (void)state;
+    char ranks[1024], expected[128], input[128];
+    REQUIRE_RANKS(ranks);
+    snprintf(expected, sizeof expected, "%s/expected.npy", test_tmp_dir);
+    snprintf(input, sizeof input, "%s/input.npy", test_tmp_dir);
+    hist_dataset d = test_data(999, 13, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_RUNS, 9}, 5);
+    uint8_t *x = test_samples(&d);
+    assert_int_equal(hist_npy_write_u8(input, x, 999, 13), HIST_OK);
+    free(x);
+    reference_npy(&d, expected);
+    char *args[] = {"--input", input, NULL};
+    for (int np = 1; np <= 4; ++np)
+        ranks_exact(np, args, expected);
+}
+
+/* Shards of different sizes (one empty), as a pattern and as a list: 1, 2 and 4 ranks (4 > 3
+   shards: a rank with none). */
+static void test_ranks_shards(void **state) {
+    (void)state;
+    char ranks[1024], expected[128], pattern[128], list[512], names[3][128];
+    REQUIRE_RANKS(ranks);
+    snprintf(expected, sizeof expected, "%s/expected.npy", test_tmp_dir);
+    hist_dataset d = test_data(700, 33, (hist_binning){0, 255, 1}, (hist_dist){0, 0}, 3);
+    uint8_t *x = test_samples(&d);
+    const uint64_t cut[4] = {0, 401, 401, 700}; /* 401 rows, none, 299 */
+    for (int i = 0; i < 3; ++i) {
+        snprintf(names[i], sizeof names[i], "%s/part-%d.npy", test_tmp_dir, i);
+        assert_int_equal(hist_npy_write_u8(names[i], x + cut[i] * 33, cut[i + 1] - cut[i], 33),
+                         HIST_OK);
+    }
+    free(x);
+    reference_npy(&d, expected);
+    snprintf(pattern, sizeof pattern, "%s/part-*.npy", test_tmp_dir);
+    snprintf(list, sizeof list, "%s,%s,%s", names[2], names[0], names[1]);
+    char *by_pattern[] = {"--shards", pattern, NULL}, *by_list[] = {"--shards", list, NULL};
+    static const int nps[] = {1, 2, 4};
+    for (int i = 0; i < 3; ++i) {
+        ranks_exact(nps[i], by_pattern, expected);
+        ranks_exact(nps[i], by_list, expected);
+    }
+}
+
+/** @brief Run ranks expecting exit status @p want within 10 s, one line from the program (the
+ *  rank named), and no --output file. */
+static void ranks_fail(int np, char *const *args, int want, const char *says) {
+    char out_path[128], out[8192], err[4096];
+    snprintf(out_path, sizeof out_path, "%s/failed.npy", test_tmp_dir);
+    char *all[32];
+    int k = 0;
+    for (; args[k]; ++k)
+        all[k] = args[k];
+    all[k++] = "--output";
+    all[k++] = out_path;
+    all[k] = NULL;
+    const double t0 = hist_now_us();
+    const int rc = run_ranks(np, all, out, sizeof out, err, sizeof err);
+    const double seconds = (hist_now_us() - t0) / 1e6;
+    print_message("%d ranks, exit %d in %.1f s: %s", np, rc, seconds, err);
+    assert_int_equal(rc, want);
+    assert_true(seconds < 10);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_non_null(strstr(err, "ranks: rank "));
+    assert_non_null(strstr(err, says));
+    assert_int_equal(access(out_path, F_OK), -1);
+}
+
+/* A failing rank ends the whole job: an unreadable shard, a shard of other channels, options that
+   differ between ranks (an MPMD launch), a path that cannot be had. */
+static void test_ranks_failures(void **state) {
+    (void)state;
+    char ranks[1024], good[128], other[128], list[512];
+    REQUIRE_RANKS(ranks);
+    uint8_t x[40] = {0};
+    snprintf(good, sizeof good, "%s/good.npy", test_tmp_dir);
+    snprintf(other, sizeof other, "%s/other.npy", test_tmp_dir);
+    assert_int_equal(hist_npy_write_u8(good, x, 10, 4), HIST_OK);
+    assert_int_equal(hist_npy_write_u8(other, x, 8, 5), HIST_OK);
+    snprintf(list, sizeof list, "%s,%s/absent.npy,%s", good, test_tmp_dir, good);
+    char *unreadable[] = {"--shards", list, NULL};
+    ranks_fail(3, unreadable, 3, "rank 1 of 3: cannot open");
+    snprintf(list, sizeof list, "%s,%s", good, other);
+    char *channels[] = {"--shards", list, NULL};
+    ranks_fail(2, channels, 3, "has 4 channels, another rank's shards 5");
+    char *nccl[] = {"--rows", "10", "--path", "nccl", "--cpu", NULL};
+    ranks_fail(2, nccl, 2, "--path nccl: no rank has a GPU");
+
+    /* an MPMD launch: rank 1 is given other options */
+    char out[4096], err[4096], *mpmd[] = {"--rows", "10", "--output", good, ":", "-np", "1",
+                                          ranks, "--rows", "11", "--output", good, NULL};
+    assert_int_equal(remove(good), 0);
+    assert_int_equal(run_ranks(1, mpmd, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "rank 1 of 2: its options differ from rank 0's"));
+    assert_int_equal(access(good, F_OK), -1);
+}
+
+/* On a GPU: one rank counts with day 06's kernel and reduces through NCCL; two share the GPU and
+   reduce through MPI; both exact. */
+static void test_ranks_on_the_gpu(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    (void)dev;
+    char ranks[1024], expected[128], out[8192], err[4096];
+    REQUIRE_RANKS(ranks);
+    snprintf(expected, sizeof expected, "%s/expected.npy", test_tmp_dir);
+    hist_dataset d = test_data(100003, 129, (hist_binning){0, 255, 1}, (hist_dist){0, 0}, 11);
+    reference_npy(&d, expected);
+    char *args[] = {"--rows", "100003", "--channels", "129", "--seed", "11", NULL};
+    ranks_exact(1, args, expected);
+    ranks_exact(2, args, expected);
+    char *one[] = {"--rows", "100003", "--channels", "129", "--seed", "11", "--reps", "2", NULL};
+    assert_int_equal(run_ranks(1, one, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "count: gpu_roofline"));
+    const hist_impl *gpus = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
+    hist_problem p = {1, 1, {0, 255, 1}};
+    if (!gpus->unsupported(&p, dev))
+        assert_non_null(strstr(out, "ncclReduce"));
+    assert_int_equal(run_ranks(2, one, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "MPI_Reduce"));
+    assert_non_null(strstr(out, "share"));
+}
+
 /**
  * @brief Runs the day 07 tests.
  * @return the number of failed tests
@@ -206,5 +430,14 @@ int main(void) {
         cmocka_unit_test(test_larger_than_host_memory_refused),
         cmocka_unit_test(test_missing_nccl_is_explained),
     };
-    return cmocka_run_group_tests_name("day07_scale: pipelines, GPUs, memory", tests, NULL, NULL);
+    const struct CMUnitTest ranks[] = {
+        cmocka_unit_test(test_ranks_generated_any_n), cmocka_unit_test(test_ranks_one_file),
+        cmocka_unit_test(test_ranks_shards),          cmocka_unit_test(test_ranks_failures),
+        cmocka_unit_test(test_ranks_on_the_gpu),
+    };
+    int failed =
+        cmocka_run_group_tests_name("day07_scale: pipelines, GPUs, memory", tests, NULL, NULL);
+    failed += cmocka_run_group_tests_name("day07_scale: ranks (mpirun)", ranks, test_tmp_dir_setup,
+                                          test_tmp_dir_teardown);
+    return failed;
 }

@@ -1,0 +1,696 @@
+/**
+ * @file ranks.cu
+ * @brief `make ranks NP=4`: the histogram over N processes ("ranks"), on one machine or many,
+ *        launched by `mpirun -np N` (Open MPI) or Slurm's `srun`: what a user whose data outgrow
+ *        one machine runs.
+ *
+ * Every rank holds only its own rows, never the whole input:
+ *  - generated data (the course's dataset options): rank r makes rows [first, first + count) of
+ *    the dataset (hist_generate_rows()), the same bytes whatever N is;
+ *  - `--input FILE`: one `.npy`; every rank reads the header, then only its own row range;
+ *  - `--shards LIST|PATTERN`: `.npy` files with the same channels (a comma-separated list, or a
+ *    pattern such as `'data/part-*.npy'`); rank r reads files [r S / N, (r + 1) S / N).
+ *
+ * Each rank counts its rows, then the `[channels, bins]` counts are summed on rank 0:
+ *  - path `nccl`: every rank has a GPU of its own (no more ranks on a machine than it has GPUs);
+ *    day 06's final kernel counts on it, and `ncclReduce` sums the histograms GPU to GPU. The
+ *    communicator is bootstrapped the way NCCL's examples do: rank 0 makes a unique id, MPI
+ *    broadcasts it, every rank calls `ncclCommInitRank`.
+ *  - path `mpi`: ranks share a GPU (day 06's kernel on it, the counts copied back), or there is
+ *    none (day 01's `cpu_private` counts, on this rank's share of the cores); `MPI_Reduce` sums
+ *    host buffers.
+ * Rank 0 checks the sum against the reference (each rank's reference of its rows, summed) and
+ * writes `--output`, whole or not at all. Any rank's failure before a collective is agreed on by
+ * all (one line naming the rank and the cause, the same exit status everywhere, no output); a
+ * failure inside one (a CUDA or NCCL error mid-run) ends the whole job with MPI_Abort: no rank is
+ * left waiting.
+ *
+ * Times, as every program of the course takes them (median of `--reps` after `--warmup`): the
+ * count (the largest of the ranks' medians; on a GPU with events, its L2 flushed: the method
+ * day 06's runner uses), the reduce alone, and the job (count then reduce, all ranks started
+ * together by a barrier, until the last one is done), plus the read. `--csv FILE` appends a row.
+ */
+#include <glob.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_check.h"
+#include "data.h"
+#include "gpu.h"
+#include "npy.h"
+#include "options.h"
+#include "reference.h"
+#include "report.h"
+#include "timing.h"
+#ifdef HIST_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+HIST_DECLARE_REGISTRY(day01);
+HIST_DECLARE_REGISTRY(day06);
+
+/** @brief The longest message a rank sends rank 0 about its failure. */
+#define RANK_MSG 400
+/** @brief Timed repetitions at most (the medians' buffers). */
+#define RANKS_MAX_REPS 1000
+
+/** @brief What this rank is, has and measured. */
+typedef struct job {
+    int rank, size;             /**< this rank, and how many */
+    int local_rank, local_size; /**< on this machine */
+    int machines;               /**< machines the ranks run on */
+    hist_options o;             /**< the course's options (dataset, files, reps) */
+    const char *shards;         /**< `--shards`, or NULL */
+    const char *path_opt;       /**< `--path`: auto, nccl or mpi */
+    int cpu;                    /**< `--cpu`: count with day 01's code even with a GPU */
+    const char *input_kind;     /**< "generated", "one file", "N shards" */
+    char input_text[48];        /**< its text */
+    hist_problem whole;         /**< the whole dataset's shape and binning */
+    hist_problem mine;          /**< this rank's rows */
+    uint64_t first_row;         /**< its first row in the whole (file or generated input) */
+    glob_t files;               /**< `--shards`: every shard, in order */
+    size_t file_first, file_count; /**< this rank's shards */
+    uint8_t *samples;              /**< this rank's rows (host) */
+    uint32_t *hist, *sum, *expected; /**< its counts; rank 0: the sum and the reference's */
+    uint64_t counters;               /**< channels x bins */
+    int gpu;                         /**< the GPU this rank counts on (-1: the CPU) */
+    int nccl;                        /**< 1: the reduce is NCCL's, on the GPUs */
+    char why[200];                   /**< why this path */
+    hist_device dev;                 /**< the GPU, if any */
+    const hist_impl *impl;           /**< what counts: day 06's final kernel or day 01's */
+    hist_args args;                  /**< its arguments (device pointers on the GPU) */
+    uint8_t *d_samples;              /**< the rows on the GPU */
+    uint32_t *d_hist, *d_sum;        /**< the counts on the GPU; rank 0: the sum */
+    void *d_workspace;               /**< the kernel's workspace */
+    uint8_t *d_flush;                /**< the L2-flush buffer (job repetitions) */
+    cudaStream_t stream;             /**< the reduce's stream */
+#ifdef HIST_HAVE_NCCL
+    ncclComm_t comm; /**< the communicator of every rank */
+#endif
+    double read_us;                      /**< the slowest rank's read (or generation) */
+    hist_stats count, reduce, whole_job; /**< the phases: the slowest rank's medians */
+} job;
+
+/* ---- agreeing on failures ---- */
+
+/** @brief Every rank says whether it failed; rank 0 prints the first failing rank's message in
+ *        one line. @param j the job @param s this rank's status
+ *  @return the worst status of all ranks (HIST_OK if none failed), on every rank */
+static hist_status agree(const job *j, hist_status s) {
+    int mine = (int)s, worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst == HIST_OK)
+        return HIST_OK;
+    char msg[RANK_MSG] = "";
+    if (s != HIST_OK)
+        snprintf(msg, sizeof msg, "%s", hist_last_error());
+    char *all = j->rank == 0 ? (char *)calloc((size_t)j->size, RANK_MSG) : NULL;
+    MPI_Gather(msg, RANK_MSG, MPI_CHAR, all, RANK_MSG, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (j->rank == 0) {
+        int first = -1, failed = 0;
+        for (int r = 0; r < j->size; ++r)
+            if (all[(size_t)r * RANK_MSG] != '\0') {
+                failed++;
+                first = first < 0 ? r : first;
+            }
+        fprintf(stderr, "ranks: rank %d of %d: %s", first, j->size, all + (size_t)first * RANK_MSG);
+        if (failed > 1)
+            fprintf(stderr, " (and %d other rank%s)", failed - 1, failed > 2 ? "s" : "");
+        fputc('\n', stderr);
+        free(all);
+    }
+    return (hist_status)worst;
+}
+
+/** @brief A failure inside a collective: say it in one line and end every rank (no rank may be
+ *        left waiting for this one). @param j the job @param s the status */
+static void die(const job *j, hist_status s) {
+    fprintf(stderr, "ranks: rank %d of %d: %s\n", j->rank, j->size, hist_last_error());
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, hist_exit_code(s));
+}
+
+/* ---- the command line ---- */
+
+/** @brief The options ranks adds to the course's; the others are the course's own. */
+static void usage(FILE *f) {
+    fprintf(f, "usage: mpirun -np N ranks [--input FILE | --shards LIST|PATTERN | dataset options]\n"
+               "                          [--path auto|nccl|mpi] [--cpu] [--output FILE] [--csv FILE]\n"
+               "                          [--reps R] [--warmup W] [--threads T] [--gpu-limits NAME]\n"
+               "  --shards   .npy files with the same channels: a,b,c or 'part-*.npy' (rank r reads\n"
+               "             files r*S/N .. (r+1)*S/N - 1 of the S)\n"
+               "  --path     how the counts are summed: nccl (a GPU per rank), mpi (host buffers);\n"
+               "             auto (default): nccl where every rank has its own GPU and NCCL was built\n"
+               "  --cpu      count with day 01's cpu_private even where there is a GPU\n"
+               "dataset options (--preset, --rows, --channels, --dist, --seed, --lo, --hi, --width,\n"
+               "--values) as every program of the course: `build/course --help` lists them.\n");
+}
+
+/** @brief Take ranks' own options out of @p argv (the rest, in @p rest, goes to the course's
+ *        parser). @param j the job @param argc count @param argv arguments @param rest the rest
+ *  @param n_rest set to their count @return HIST_OK or HIST_ERR_USAGE */
+static hist_status own_options(job *j, int argc, char **argv, char **rest, int *n_rest) {
+    j->path_opt = "auto";
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--shards") == 0 || strcmp(a, "--path") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0')
+                return hist_fail(HIST_ERR_USAGE, "%s needs a value", a);
+            *(a[2] == 's' ? &j->shards : &j->path_opt) = argv[++i];
+        } else if (strcmp(a, "--cpu") == 0) {
+            j->cpu = 1;
+        } else {
+            rest[(*n_rest)++] = argv[i];
+        }
+    }
+    if (strcmp(j->path_opt, "auto") != 0 && strcmp(j->path_opt, "nccl") != 0 &&
+        strcmp(j->path_opt, "mpi") != 0)
+        return hist_fail(HIST_ERR_USAGE, "--path: '%s' is not auto, nccl or mpi", j->path_opt);
+    return HIST_OK;
+}
+
+/** @brief Parse the command line. @param j the job @param argc count @param argv arguments
+ *  @return HIST_OK, or HIST_ERR_USAGE with the message */
+static hist_status parse(job *j, int argc, char **argv) {
+    char **rest = (char **)calloc((size_t)argc + 1, sizeof *rest);
+    int n_rest = 0;
+    hist_status s = rest ? own_options(j, argc, argv, rest, &n_rest)
+                         : hist_fail(HIST_ERR_NOMEM, "out of memory");
+    if (s == HIST_OK)
+        s = hist_parse_args(n_rest, rest, NULL, 0, &j->o);
+    free(rest);
+    if (s != HIST_OK)
+        return s;
+    const hist_options *o = &j->o;
+    if (o->save_input || o->results || o->list || o->impl || o->require_gpu)
+        return hist_fail(HIST_ERR_USAGE, "--save-input, --results, --list, --impl and "
+                                         "--require-gpu are the course runner's, not ranks'");
+    if (j->shards && o->input)
+        return hist_fail(HIST_ERR_USAGE, "--input and --shards: one or the other");
+    if (o->reps > RANKS_MAX_REPS)
+        return hist_fail(HIST_ERR_USAGE, "--reps: at most %d here", RANKS_MAX_REPS);
+    return HIST_OK;
+}
+
+/** @brief FNV-1a of the arguments: ranks launched with different options (an MPMD launch, a
+ *        script that varies them) are found before any work. @param argc count @param argv
+ *  arguments @return the hash */
+static uint64_t options_hash(int argc, char **argv) {
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (int i = 1; i < argc; ++i)
+        for (const char *c = argv[i];; ++c) {
+            h = (h ^ (uint8_t)*c) * UINT64_C(1099511628211);
+            if (*c == '\0')
+                break;
+        }
+    return h;
+}
+
+/** @brief Whether every rank has rank 0's options. @param argc count @param argv arguments
+ *  @return HIST_OK or HIST_ERR_USAGE (on the ranks that differ) */
+static hist_status same_options(int argc, char **argv) {
+    uint64_t mine = options_hash(argc, argv), zero = mine;
+    MPI_Bcast(&zero, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (mine != zero)
+        return hist_fail(HIST_ERR_USAGE, "its options differ from rank 0's (every rank must be "
+                                         "given the same command line)");
+    return HIST_OK;
+}
+
+/* ---- who has which rows ---- */
+
+/** @brief Rank @p r's share of @p n items cut into @p size nearly equal parts (the first n % size
+ *        parts one larger). @param n items @param size parts @param r which
+ *  @param first its first item @return its count */
+static uint64_t share(uint64_t n, int size, int r, uint64_t *first) {
+    const uint64_t base = n / (uint64_t)size, extra = n % (uint64_t)size;
+    *first = base * (uint64_t)r + ((uint64_t)r < extra ? (uint64_t)r : extra);
+    return base + ((uint64_t)r < extra ? 1 : 0);
+}
+
+/** @brief `--shards`: the files (a list, or a pattern), this rank's, and their shape: every
+ *        shard's channels the same. @param j the job @return HIST_OK or the error */
+static hist_status plan_shards(job *j) {
+    char *list = strdup(j->shards);
+    if (!list)
+        return hist_fail(HIST_ERR_NOMEM, "out of memory");
+    /* a name without * ? [ stays in the list even if it does not exist: reading it says why */
+    int append = 0;
+    for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        glob(f, (strpbrk(f, "*?[") ? 0 : GLOB_NOCHECK) | append, NULL, &j->files);
+        append = GLOB_APPEND;
+    }
+    free(list);
+    if (j->files.gl_pathc == 0)
+        return hist_fail(HIST_ERR_IO, "--shards '%s' matches no file", j->shards);
+    uint64_t first = 0;
+    j->file_count = share(j->files.gl_pathc, j->size, j->rank, &first);
+    j->file_first = first;
+    uint64_t rows = 0, channels = 0;
+    for (size_t i = j->file_first; i < j->file_first + j->file_count; ++i) {
+        hist_npy_header h;
+        hist_status s = hist_npy_open_u8(j->files.gl_pathv[i], &h);
+        if (s != HIST_OK)
+            return s;
+        if (channels != 0 && h.shape[1] != channels)
+            return hist_fail(HIST_ERR_FORMAT, "shard '%s' has %llu channels, '%s' %llu",
+                             j->files.gl_pathv[i], (unsigned long long)h.shape[1],
+                             j->files.gl_pathv[j->file_first], (unsigned long long)channels);
+        channels = h.shape[1];
+        rows += h.shape[0];
+    }
+    j->mine.rows = rows;
+    j->mine.channels = (uint32_t)channels;
+    snprintf(j->input_text, sizeof j->input_text, "%zu shards", j->files.gl_pathc);
+    return HIST_OK;
+}
+
+/** @brief The whole dataset's shape, and this rank's rows. @param j the job
+ *  @return HIST_OK or the error */
+static hist_status plan_rows(job *j) {
+    j->whole = j->o.data.problem;
+    j->mine.binning = j->whole.binning;
+    if (j->shards)
+        return plan_shards(j);
+    if (j->o.input) {
+        hist_npy_header h;
+        hist_status s = hist_npy_open_u8(j->o.input, &h);
+        if (s != HIST_OK)
+            return s;
+        j->whole.rows = h.shape[0];
+        j->whole.channels = (uint32_t)h.shape[1];
+        snprintf(j->input_text, sizeof j->input_text, "one file");
+    } else {
+        snprintf(j->input_text, sizeof j->input_text, "generated");
+    }
+    j->mine.channels = j->whole.channels;
+    j->mine.rows = share(j->whole.rows, j->size, j->rank, &j->first_row);
+    return HIST_OK;
+}
+
+/** @brief Shards: every rank's channels agree (a rank with no shard takes the others'), and the
+ *        whole's rows are the sum of the ranks'. @param j the job @return HIST_OK or the error */
+static hist_status agree_shape(job *j) {
+    uint32_t most = 0, least = UINT32_MAX, mine = j->mine.channels;
+    if (mine == 0)
+        mine = least;
+    MPI_Allreduce(&j->mine.channels, &most, 1, MPI_UINT32_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &least, 1, MPI_UINT32_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&j->mine.rows, &j->whole.rows, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    j->whole.channels = most;
+    if (j->mine.channels == 0)
+        j->mine.channels = most;
+    if (most != least && j->mine.channels != most)
+        return hist_fail(HIST_ERR_FORMAT, "shard '%s' has %u channels, another rank's shards %u",
+                         j->files.gl_pathv[j->file_first], j->mine.channels, most);
+    return HIST_OK;
+}
+
+/** @brief This rank's rows into host memory: read (its range, its shards) or generated.
+ *        @param j the job @return HIST_OK or the error */
+static hist_status load_rows(job *j) {
+    const uint64_t bytes = hist_samples(&j->mine);
+    hist_status s = hist_host_memory_check(bytes, "this rank's rows");
+    if (s != HIST_OK)
+        return s;
+    j->samples = (uint8_t *)malloc(bytes ? bytes : 1);
+    j->counters = hist_counters(&j->mine);
+    j->hist = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
+    j->expected = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
+    j->sum = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
+    if (!j->samples || !j->hist || !j->expected || !j->sum)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory for %llu rows",
+                         (unsigned long long)j->mine.rows);
+    const double t0 = hist_now_us();
+    if (j->shards) {
+        uint8_t *at = j->samples;
+        for (size_t i = j->file_first; i < j->file_first + j->file_count && s == HIST_OK; ++i) {
+            hist_npy_header h;
+            s = hist_npy_open_u8(j->files.gl_pathv[i], &h);
+            if (s == HIST_OK)
+                s = hist_npy_read_rows_u8(j->files.gl_pathv[i], &h, 0, h.shape[0], at);
+            at += h.shape[0] * h.shape[1];
+        }
+    } else if (j->o.input) {
+        hist_npy_header h;
+        s = hist_npy_open_u8(j->o.input, &h);
+        if (s == HIST_OK)
+            s = hist_npy_read_rows_u8(j->o.input, &h, j->first_row, j->mine.rows, j->samples);
+    } else {
+        s = hist_generate_rows(&j->o.data, j->first_row, j->mine.rows, j->samples);
+    }
+    j->read_us = hist_now_us() - t0;
+    return s;
+}
+
+/* ---- which path: a GPU per rank (NCCL), shared GPUs or none (MPI) ---- */
+
+/** @brief This machine's ranks, and how many machines. @param j the job */
+static void find_machines(job *j) {
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &j->local_rank);
+    MPI_Comm_size(local, &j->local_size);
+    MPI_Comm_free(&local);
+    int leader = j->local_rank == 0;
+    MPI_Allreduce(&leader, &j->machines, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/** @brief Pick this rank's GPU (or none) and the path every rank takes. @param j the job
+ *  @return HIST_OK, or HIST_ERR_USAGE where `--path nccl` cannot be had */
+static hist_status choose_path(job *j) {
+    const int gpus = j->cpu ? 0 : hist_gpu_count();
+    j->gpu = gpus > 0 ? j->local_rank % gpus : -1;
+    int own = gpus >= j->local_size, all_own = 0, any_gpu = 0, have = j->gpu >= 0;
+    MPI_Allreduce(&own, &all_own, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&have, &any_gpu, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#ifdef HIST_HAVE_NCCL
+    const int built = 1;
+#else
+    const int built = 0;
+#endif
+    if (!any_gpu)
+        snprintf(j->why, sizeof j->why, "no rank has a GPU%s: day 01's cpu_private counts",
+                 j->cpu ? " (--cpu)" : "");
+    else if (!all_own)
+        snprintf(j->why, sizeof j->why, "%d ranks share %d GPU%s on a machine: NCCL needs a GPU "
+                 "per rank", j->local_size, gpus, gpus == 1 ? "" : "s");
+    else if (!built)
+        snprintf(j->why, sizeof j->why, "built without NCCL (make nccl-info DAY=07)");
+    else
+        snprintf(j->why, sizeof j->why, "every rank has a GPU of its own");
+    j->nccl = any_gpu && all_own && built && strcmp(j->path_opt, "mpi") != 0;
+    if (strcmp(j->path_opt, "nccl") == 0 && !j->nccl)
+        return hist_fail(HIST_ERR_USAGE, "--path nccl: %s", j->why);
+    if (strcmp(j->path_opt, "mpi") == 0 && any_gpu && all_own && built)
+        snprintf(j->why, sizeof j->why, "--path mpi");
+    return HIST_OK;
+}
+
+/** @brief What counts on this rank, with its arguments: day 06's final kernel on the rank's
+ *        GPU (the rows copied there, untimed), or day 01's cpu_private on its share of the cores.
+ *  @param j the job @return HIST_OK or the error */
+static hist_status setup_count(job *j) {
+    const hist_impl *impls = j->gpu >= 0 ? day06_impls : day01_impls;
+    const size_t n = j->gpu >= 0 ? day06_impl_count : day01_impl_count;
+    const char *name = j->gpu >= 0 ? "gpu_roofline" : "cpu_private";
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(impls[i].name, name) == 0)
+            j->impl = &impls[i];
+    if (!j->impl)
+        return hist_fail(HIST_ERR_UNSUPPORTED, "%s is not in its lesson's registry", name);
+    j->args.problem = &j->mine;
+    if (j->gpu < 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int given = j->o.threads != (int)(cores > 0 ? cores : 1);
+        j->args.threads = given ? j->o.threads : (int)(cores / j->local_size ? cores / j->local_size : 1);
+        j->args.samples = j->samples;
+        j->args.hist = j->hist;
+        return HIST_OK;
+    }
+    HIST_CUDA_TRY(cudaSetDevice(j->gpu));
+    hist_status s = hist_device_read(j->gpu, &j->dev);
+    const char *no = s == HIST_OK && j->impl->unsupported ? j->impl->unsupported(&j->mine, &j->dev) : NULL;
+    if (s != HIST_OK || no)
+        return s != HIST_OK ? s : hist_fail(HIST_ERR_UNSUPPORTED, "gpu_roofline: %s", no);
+    const size_t bytes = (size_t)hist_samples(&j->mine), hbytes = j->counters * sizeof(uint32_t);
+    const size_t ws = j->impl->workspace_bytes ? j->impl->workspace_bytes(&j->mine, &j->dev) : 0;
+    HIST_CUDA_TRY(cudaMalloc((void **)&j->d_samples, bytes ? bytes : 1));
+    HIST_CUDA_TRY(cudaMalloc((void **)&j->d_hist, hbytes));
+    HIST_CUDA_TRY(cudaMalloc((void **)&j->d_sum, hbytes));
+    HIST_CUDA_TRY(cudaMalloc(&j->d_workspace, ws ? ws : 1));
+    HIST_CUDA_TRY(cudaMalloc((void **)&j->d_flush, 2 * j->dev.real_l2_bytes));
+    HIST_CUDA_TRY(cudaStreamCreate(&j->stream)); /* blocking: it waits for the default stream */
+    HIST_CUDA_TRY(cudaMemcpy(j->d_samples, j->samples, bytes, cudaMemcpyHostToDevice));
+    j->args.samples = j->d_samples;
+    j->args.hist = j->d_hist;
+    j->args.workspace = ws ? j->d_workspace : NULL;
+    j->args.device = &j->dev;
+    j->args.threads = 1;
+    return HIST_OK;
+}
+
+/** @brief The NCCL communicator of every rank: rank 0's unique id, broadcast by MPI.
+ *  @param j the job @return HIST_OK or HIST_ERR_CUDA */
+static hist_status setup_nccl(job *j) {
+#ifdef HIST_HAVE_NCCL
+    struct {
+        ncclUniqueId id;
+        int made;
+    } boot;
+    memset(&boot, 0, sizeof boot);
+    if (j->rank == 0) {
+        ncclResult_t r = ncclGetUniqueId(&boot.id);
+        boot.made = r == ncclSuccess;
+        if (!boot.made)
+            hist_fail(HIST_ERR_CUDA, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+    }
+    MPI_Bcast(&boot, (int)sizeof boot, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (!boot.made)
+        return j->rank == 0 ? HIST_ERR_CUDA
+                            : hist_fail(HIST_ERR_CUDA, "rank 0 could not make NCCL's unique id");
+    /* collective: a rank that fails here would leave the others waiting, so it ends the job */
+    ncclResult_t r = ncclCommInitRank(&j->comm, j->size, boot.id, j->rank);
+    if (r != ncclSuccess)
+        die(j, hist_fail(HIST_ERR_CUDA, "ncclCommInitRank: %s", ncclGetErrorString(r)));
+#else
+    (void)j;
+#endif
+    return HIST_OK;
+}
+
+/* ---- the phases, timed ---- */
+
+/** @brief Queue this rank's count (the GPU's default stream) or do it (the CPU).
+ *  @param ctx the job @return the implementation's status */
+static hist_status count_once(void *ctx) {
+    job *j = (job *)ctx;
+    return j->impl->run(&j->args);
+}
+
+/** @brief Sum every rank's counts on rank 0 (after this rank's count): NCCL on the GPUs, or MPI
+ *        on host buffers. @param j the job @return HIST_OK, or the error (the caller dies) */
+static hist_status reduce_once(job *j) {
+    const int n = (int)j->counters;
+#ifdef HIST_HAVE_NCCL
+    if (j->nccl) {
+        ncclResult_t r = ncclReduce(j->d_hist, j->d_sum, j->counters, ncclUint32, ncclSum, 0,
+                                    j->comm, j->stream);
+        if (r != ncclSuccess)
+            return hist_fail(HIST_ERR_CUDA, "ncclReduce: %s", ncclGetErrorString(r));
+        HIST_CUDA_TRY(cudaStreamSynchronize(j->stream));
+        return HIST_OK;
+    }
+#endif
+    if (j->gpu >= 0)
+        HIST_CUDA_TRY(cudaMemcpy(j->hist, j->d_hist, j->counters * 4, cudaMemcpyDeviceToHost));
+    if (MPI_Reduce(j->hist, j->sum, n, MPI_UINT32_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return hist_fail(HIST_ERR_IO, "MPI_Reduce failed");
+    return HIST_OK;
+}
+
+/** @brief The median over ranks' slowest: every rank's times @p t of @p n repetitions, each the
+ *        largest of the ranks'. @param t times (replaced) @param n repetitions @return stats */
+static hist_stats slowest(double *t, int n) {
+    MPI_Allreduce(MPI_IN_PLACE, t, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return hist_stats_of(t, n);
+}
+
+/** @brief One repetition of @p what (1: the reduce alone, 2: the count then the reduce), all ranks
+ *        started by a barrier (a GPU's L2 flushed first). @param j the job @param what which
+ *  @return the time on this rank, microseconds */
+static double timed_once(job *j, int what) {
+    hist_status s = HIST_OK;
+    if (what == 2 && j->gpu >= 0) {
+        cudaError_t e = cudaMemset(j->d_flush, 1, 2 * j->dev.real_l2_bytes);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess)
+            die(j, hist_fail(HIST_ERR_CUDA, "flushing the L2: %s", cudaGetErrorString(e)));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = hist_now_us();
+    if (what == 2)
+        s = count_once(j);
+    if (s == HIST_OK)
+        s = reduce_once(j);
+    if (s != HIST_OK)
+        die(j, s);
+    return hist_now_us() - t0;
+}
+
+/** @brief Time the count (as day 06's runner does), the reduce and the whole job.
+ *  @param j the job */
+static void measure(job *j) {
+    static double t[RANKS_MAX_REPS];
+    const int reps = j->o.reps;
+    hist_status s = HIST_OK;
+    if (j->gpu >= 0) {
+        s = hist_gpu_time_work(&j->dev, count_once, j, j->o.warmup, reps, &j->count);
+    } else {
+        for (int r = 0; r < j->o.warmup && s == HIST_OK; ++r)
+            s = count_once(j);
+        for (int r = 0; r < reps && s == HIST_OK; ++r) {
+            const double t0 = hist_now_us();
+            s = count_once(j);
+            t[r] = hist_now_us() - t0;
+        }
+        j->count = hist_stats_of(t, reps);
+    }
+    if (s != HIST_OK)
+        die(j, s);
+    double mine = j->count.median_us;
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    j->count.median_us = mine;
+    for (int what = 1; what <= 2; ++what) {
+        for (int r = 0; r < j->o.warmup; ++r)
+            timed_once(j, what);
+        for (int r = 0; r < reps; ++r)
+            t[r] = timed_once(j, what);
+        *(what == 1 ? &j->reduce : &j->whole_job) = slowest(t, reps);
+    }
+}
+
+/* ---- the result ---- */
+
+/** @brief Rank 0: the sum (the last job repetition's) against the sum of every rank's reference
+ *        of its own rows. @param j the job @return HIST_OK or HIST_ERR_MISMATCH */
+static hist_status check(job *j) {
+    hist_reference_parallel(&j->mine, j->samples, j->hist);
+    MPI_Reduce(j->hist, j->expected, (int)j->counters, MPI_UINT32_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (j->rank != 0)
+        return HIST_OK;
+    if (j->nccl)
+        HIST_CUDA_TRY(cudaMemcpy(j->sum, j->d_sum, j->counters * 4, cudaMemcpyDeviceToHost));
+    for (uint64_t k = 0; k < j->counters; ++k)
+        if (j->sum[k] != j->expected[k])
+            return hist_fail(HIST_ERR_MISMATCH, "counter %llu (channel %llu) is %u, the reference "
+                             "says %u", (unsigned long long)k,
+                             (unsigned long long)(k / hist_bins(j->mine.binning)), j->sum[k],
+                             j->expected[k]);
+    return HIST_OK;
+}
+
+/** @brief Rank 0: the report, the CSV row and the output file. @param j the job
+ *  @return HIST_OK or HIST_ERR_IO */
+static hist_status report(const job *j) {
+    const double mib = (double)hist_samples(&j->whole) / (1 << 20);
+    const char *on = j->gpu >= 0 ? j->dev.name : "the CPU";
+    printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s)\n", j->size, j->machines,
+           j->machines == 1 ? "" : "s", j->impl->name, on,
+           j->nccl ? "ncclReduce, GPU to GPU" : "MPI_Reduce of host buffers", j->why);
+    printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank\n", j->input_text,
+           (unsigned long long)j->whole.rows, j->whole.channels, mib, mib / j->size);
+    printf("%-8s %12s %12s %10s\n", "phase", "median (us)", "min (us)", "GB/s");
+    printf("%-8s %12.1f %12s %10.2f\n", "read", j->read_us, "-", mib * 1.048576e-3 * 1e6 / j->read_us);
+    const hist_stats *ph[] = {&j->count, &j->reduce, &j->whole_job};
+    const char *names[] = {"count", "reduce", "job"};
+    for (int i = 0; i < 3; ++i)
+        printf("%-8s %12.1f %12.1f %10.1f\n", names[i], ph[i]->median_us, ph[i]->min_us,
+               i == 1 ? 0.0 : mib * 1.048576e-3 * 1e6 / ph[i]->median_us);
+    printf("the reduce is %.1f%% of the job; check: exact, %d ranks summed on rank 0\n",
+           100.0 * j->reduce.median_us / j->whole_job.median_us, j->size);
+    if (j->o.csv) {
+        FILE *f = fopen(j->o.csv, "a");
+        if (!f)
+            return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
+        if (ftell(f) == 0)
+            fprintf(f, "ranks,machines,path,count on,input,rows,channels,read (ms),read GB/s,"
+                       "count (us),reduce (us),job (us),reduce share,check,commit\n");
+        fprintf(f, "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n", j->size,
+                j->machines, j->nccl ? "nccl" : "mpi", j->gpu >= 0 ? "GPU" : "CPU",
+                j->input_text, (unsigned long long)j->whole.rows, j->whole.channels,
+                j->read_us / 1e3, mib * 1.048576e-3 * 1e6 / j->read_us, j->count.median_us,
+                j->reduce.median_us, j->whole_job.median_us,
+                100.0 * j->reduce.median_us / j->whole_job.median_us, hist_course_commit);
+        if (fclose(f) != 0)
+            return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
+    }
+    if (j->o.output)
+        return hist_npy_write_u32(j->o.output, j->sum, j->whole.channels,
+                                  hist_bins(j->whole.binning));
+    return HIST_OK;
+}
+
+/** @brief Free what the job holds. @param j the job */
+static void release(job *j) {
+#ifdef HIST_HAVE_NCCL
+    if (j->comm)
+        ncclCommDestroy(j->comm);
+#endif
+    if (j->gpu >= 0) {
+        cudaFree(j->d_samples);
+        cudaFree(j->d_hist);
+        cudaFree(j->d_sum);
+        cudaFree(j->d_workspace);
+        cudaFree(j->d_flush);
+        if (j->stream)
+            cudaStreamDestroy(j->stream);
+    }
+    if (j->shards)
+        globfree(&j->files);
+    free(j->samples);
+    free(j->hist);
+    free(j->sum);
+    free(j->expected);
+}
+
+/** @brief The steps, each agreed on by every rank before the next. @param j the job
+ *  @param argc count @param argv arguments @return the final status */
+static hist_status run(job *j, int argc, char **argv) {
+    hist_status s = agree(j, parse(j, argc, argv));
+    if (s == HIST_OK && j->o.help) {
+        if (j->rank == 0)
+            usage(stdout);
+        return HIST_OK;
+    }
+    if (s == HIST_OK)
+        s = agree(j, same_options(argc, argv));
+    if (s == HIST_OK)
+        s = agree(j, plan_rows(j));
+    if (s == HIST_OK && j->shards)
+        s = agree(j, agree_shape(j));
+    if (s == HIST_OK)
+        s = agree(j, load_rows(j));
+    if (s != HIST_OK)
+        return s;
+    MPI_Allreduce(MPI_IN_PLACE, &j->read_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    find_machines(j);
+    s = agree(j, choose_path(j));
+    if (s == HIST_OK)
+        s = agree(j, setup_count(j));
+    if (s == HIST_OK && j->nccl)
+        s = agree(j, setup_nccl(j));
+    if (s != HIST_OK)
+        return s;
+    measure(j);
+    s = agree(j, check(j));
+    if (s == HIST_OK && j->rank == 0)
+        s = report(j);
+    return s;
+}
+
+/**
+ * @brief The program: one rank of the job.
+ * @param argc argument count
+ * @param argv the course's dataset and file options, and ranks' own (usage())
+ * @return 0; 1 on a mismatch; 2 on a usage error; 3 on another failure (every rank the same)
+ */
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    job j;
+    memset(&j, 0, sizeof j);
+    j.gpu = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+    hist_status s = run(&j, argc, argv);
+    release(&j);
+    MPI_Finalize();
+    return hist_exit_code(s);
+}
