@@ -44,11 +44,14 @@
 #include "npy.h"
 #include "options.h"
 #include "reference.h"
-#include "report.h"
 #include "timing.h"
 #ifdef HIST_HAVE_NCCL
 #include <nccl.h>
 #endif
+
+/** @brief The commit this build was made from (the Makefile's generated commit.c, in the harness
+ *  library): the CSV row records it, as the runner's do. */
+extern "C" const char hist_course_commit[];
 
 HIST_DECLARE_REGISTRY(day01);
 HIST_DECLARE_REGISTRY(day06);
@@ -60,21 +63,21 @@ HIST_DECLARE_REGISTRY(day06);
 
 /** @brief What this rank is, has and measured. */
 typedef struct job {
-    int rank, size;             /**< this rank, and how many */
-    int local_rank, local_size; /**< on this machine */
-    int machines;               /**< machines the ranks run on */
-    hist_options o;             /**< the course's options (dataset, files, reps) */
-    const char *shards;         /**< `--shards`, or NULL */
-    const char *path_opt;       /**< `--path`: auto, nccl or mpi */
-    int cpu;                    /**< `--cpu`: count with day 01's code even with a GPU */
-    const char *input_kind;     /**< "generated", "one file", "N shards" */
-    char input_text[48];        /**< its text */
-    hist_problem whole;         /**< the whole dataset's shape and binning */
-    hist_problem mine;          /**< this rank's rows */
-    uint64_t first_row;         /**< its first row in the whole (file or generated input) */
-    glob_t files;               /**< `--shards`: every shard, in order */
-    size_t file_first, file_count; /**< this rank's shards */
-    uint8_t *samples;              /**< this rank's rows (host) */
+    int rank, size;                  /**< this rank, and how many */
+    int local_rank, local_size;      /**< on this machine */
+    int machines;                    /**< machines the ranks run on */
+    hist_options o;                  /**< the course's options (dataset, files, reps) */
+    const char *shards;              /**< `--shards`, or NULL */
+    const char *path_opt;            /**< `--path`: auto, nccl or mpi */
+    int cpu;                         /**< `--cpu`: count with day 01's code even with a GPU */
+    const char *input_kind;          /**< "generated", "one file", "N shards" */
+    char input_text[48];             /**< its text */
+    hist_problem whole;              /**< the whole dataset's shape and binning */
+    hist_problem mine;               /**< this rank's rows */
+    uint64_t first_row;              /**< its first row in the whole (file or generated input) */
+    glob_t files;                    /**< `--shards`: every shard, in order */
+    size_t file_first, file_count;   /**< this rank's shards */
+    uint8_t *samples;                /**< this rank's rows (host) */
     uint32_t *hist, *sum, *expected; /**< its counts; rank 0: the sum and the reference's */
     uint64_t counters;               /**< channels x bins */
     int gpu;                         /**< the GPU this rank counts on (-1: the CPU) */
@@ -138,16 +141,17 @@ static void die(const job *j, hist_status s) {
 
 /** @brief The options ranks adds to the course's; the others are the course's own. */
 static void usage(FILE *f) {
-    fprintf(f, "usage: mpirun -np N ranks [--input FILE | --shards LIST|PATTERN | dataset options]\n"
-               "                          [--path auto|nccl|mpi] [--cpu] [--output FILE] [--csv FILE]\n"
-               "                          [--reps R] [--warmup W] [--threads T] [--gpu-limits NAME]\n"
-               "  --shards   .npy files with the same channels: a,b,c or 'part-*.npy' (rank r reads\n"
-               "             files r*S/N .. (r+1)*S/N - 1 of the S)\n"
-               "  --path     how the counts are summed: nccl (a GPU per rank), mpi (host buffers);\n"
-               "             auto (default): nccl where every rank has its own GPU and NCCL was built\n"
-               "  --cpu      count with day 01's cpu_private even where there is a GPU\n"
-               "dataset options (--preset, --rows, --channels, --dist, --seed, --lo, --hi, --width,\n"
-               "--values) as every program of the course: `build/course --help` lists them.\n");
+    fprintf(
+        f, "usage: mpirun -np N ranks [--input FILE | --shards LIST|PATTERN | dataset options]\n"
+           "                          [--path auto|nccl|mpi] [--cpu] [--output FILE] [--csv FILE]\n"
+           "                          [--reps R] [--warmup W] [--threads T] [--gpu-limits NAME]\n"
+           "  --shards   .npy files with the same channels: a,b,c or 'part-*.npy' (rank r reads\n"
+           "             files r*S/N .. (r+1)*S/N - 1 of the S)\n"
+           "  --path     how the counts are summed: nccl (a GPU per rank), mpi (host buffers);\n"
+           "             auto (default): nccl where every rank has its own GPU and NCCL was built\n"
+           "  --cpu      count with day 01's cpu_private even where there is a GPU\n"
+           "dataset options (--preset, --rows, --channels, --dist, --seed, --lo, --hi, --width,\n"
+           "--values) as every program of the course: `build/course --help` lists them.\n");
 }
 
 /** @brief Take ranks' own options out of @p argv (the rest, in @p rest, goes to the course's
@@ -379,8 +383,10 @@ static hist_status choose_path(job *j) {
         snprintf(j->why, sizeof j->why, "no rank has a GPU%s: day 01's cpu_private counts",
                  j->cpu ? " (--cpu)" : "");
     else if (!all_own)
-        snprintf(j->why, sizeof j->why, "%d ranks share %d GPU%s on a machine: NCCL needs a GPU "
-                 "per rank", j->local_size, gpus, gpus == 1 ? "" : "s");
+        snprintf(j->why, sizeof j->why,
+                 "%d ranks share %d GPU%s on a machine: NCCL needs a GPU "
+                 "per rank",
+                 j->local_size, gpus, gpus == 1 ? "" : "s");
     else if (!built)
         snprintf(j->why, sizeof j->why, "built without NCCL (make nccl-info DAY=07)");
     else
@@ -409,14 +415,16 @@ static hist_status setup_count(job *j) {
     if (j->gpu < 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int given = j->o.threads != (int)(cores > 0 ? cores : 1);
-        j->args.threads = given ? j->o.threads : (int)(cores / j->local_size ? cores / j->local_size : 1);
+        j->args.threads =
+            given ? j->o.threads : (int)(cores / j->local_size ? cores / j->local_size : 1);
         j->args.samples = j->samples;
         j->args.hist = j->hist;
         return HIST_OK;
     }
     HIST_CUDA_TRY(cudaSetDevice(j->gpu));
     hist_status s = hist_device_read(j->gpu, &j->dev);
-    const char *no = s == HIST_OK && j->impl->unsupported ? j->impl->unsupported(&j->mine, &j->dev) : NULL;
+    const char *no =
+        s == HIST_OK && j->impl->unsupported ? j->impl->unsupported(&j->mine, &j->dev) : NULL;
     if (s != HIST_OK || no)
         return s != HIST_OK ? s : hist_fail(HIST_ERR_UNSUPPORTED, "gpu_roofline: %s", no);
     const size_t bytes = (size_t)hist_samples(&j->mine), hbytes = j->counters * sizeof(uint32_t);
@@ -570,8 +578,10 @@ static hist_status check(job *j) {
         HIST_CUDA_TRY(cudaMemcpy(j->sum, j->d_sum, j->counters * 4, cudaMemcpyDeviceToHost));
     for (uint64_t k = 0; k < j->counters; ++k)
         if (j->sum[k] != j->expected[k])
-            return hist_fail(HIST_ERR_MISMATCH, "counter %llu (channel %llu) is %u, the reference "
-                             "says %u", (unsigned long long)k,
+            return hist_fail(HIST_ERR_MISMATCH,
+                             "counter %llu (channel %llu) is %u, the reference "
+                             "says %u",
+                             (unsigned long long)k,
                              (unsigned long long)(k / hist_bins(j->mine.binning)), j->sum[k],
                              j->expected[k]);
     return HIST_OK;
@@ -588,7 +598,8 @@ static hist_status report(const job *j) {
     printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank\n", j->input_text,
            (unsigned long long)j->whole.rows, j->whole.channels, mib, mib / j->size);
     printf("%-8s %12s %12s %10s\n", "phase", "median (us)", "min (us)", "GB/s");
-    printf("%-8s %12.1f %12s %10.2f\n", "read", j->read_us, "-", mib * 1.048576e-3 * 1e6 / j->read_us);
+    printf("%-8s %12.1f %12s %10.2f\n", "read", j->read_us, "-",
+           mib * 1.048576e-3 * 1e6 / j->read_us);
     const hist_stats *ph[] = {&j->count, &j->reduce, &j->whole_job};
     const char *names[] = {"count", "reduce", "job"};
     for (int i = 0; i < 3; ++i)
@@ -604,11 +615,11 @@ static hist_status report(const job *j) {
             fprintf(f, "ranks,machines,path,count on,input,rows,channels,read (ms),read GB/s,"
                        "count (us),reduce (us),job (us),reduce share,check,commit\n");
         fprintf(f, "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n", j->size,
-                j->machines, j->nccl ? "nccl" : "mpi", j->gpu >= 0 ? "GPU" : "CPU",
-                j->input_text, (unsigned long long)j->whole.rows, j->whole.channels,
-                j->read_us / 1e3, mib * 1.048576e-3 * 1e6 / j->read_us, j->count.median_us,
-                j->reduce.median_us, j->whole_job.median_us,
-                100.0 * j->reduce.median_us / j->whole_job.median_us, hist_course_commit);
+                j->machines, j->nccl ? "nccl" : "mpi", j->gpu >= 0 ? "GPU" : "CPU", j->input_text,
+                (unsigned long long)j->whole.rows, j->whole.channels, j->read_us / 1e3,
+                mib * 1.048576e-3 * 1e6 / j->read_us, j->count.median_us, j->reduce.median_us,
+                j->whole_job.median_us, 100.0 * j->reduce.median_us / j->whole_job.median_us,
+                hist_course_commit);
         if (fclose(f) != 0)
             return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
     }

@@ -299,7 +299,8 @@ static void test_generate_rows_is_a_slice(void **state) {
                                       {HIST_DIST_CONTENTION, 37},
                                       {HIST_DIST_CONSTANT, 0},
                                       {HIST_DIST_RUNS, 7}};
-    static const uint64_t cuts[][2] = {{0, 0}, {0, 1}, {1, 1}, {3, 10}, {7, 2990}, {2999, 2}, {0, 3001}};
+    static const uint64_t cuts[][2] = {{0, 0},    {0, 1},    {1, 1},   {3, 10},
+                                       {7, 2990}, {2999, 2}, {0, 3001}};
     for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
         hist_dataset d = test_data(3001, 517, (hist_binning){0, 255, 1}, dists[k], 7 + k);
         uint8_t *whole = test_samples(&d);

@@ -21,10 +21,14 @@
 #            floor), and its two chunked pipelines at chunk sizes 4 to 256 MiB (TAG_chunks.csv)
 #   bigger   day 07's chunked pipelines on 96 GiB of pinned host memory (BIGGER_GIB to change)
 #   gpus     day 07's scaling over 1 .. every GPU of the machine (TAG_gpus.csv)
+#   ranks    day 07's ranks under mpirun on the main preset (TAG_ranks.csv): day 06's program alone
+#            first (the same kernel, one process, no MPI), then 1 rank (NCCL), 2 and 4 sharing the
+#            GPU (MPI), 1, 2 and 4 counting on the CPU, and the same file read by 1, 2 and 4 ranks
+#            against `cat FILE > /dev/null` (the file in the page cache)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -219,7 +223,29 @@ EOF
           "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > /dev/null
           cat "$file.part"; } > "$file.tmp"
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus)" >&2; exit 2 ;;
+    ranks)
+        file=$out/${tag}_ranks.csv
+        echo "measure: $file"
+        ranks=$build/day07_scale/ranks
+        [ -x "$ranks" ] || { echo "measure: $ranks is not built (Open MPI: make nccl-info DAY=07)" >&2; exit 2; }
+        mpirun="mpirun -q --oversubscribe $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
+        tmp=$(mktemp -d)
+        { stamp "ranks under $mpirun (50 repetitions on the GPU, 5 on the CPU); day 06 alone: $build/day06_roofline/day06_roofline --impl gpu_roofline --reps 50"
+          "$build/day06_roofline/day06_roofline" --impl gpu_roofline --reps 50 --csv "$tmp/day06.csv" \
+              --save-input "$tmp/main.npy" > /dev/null
+          # day 06's own program, in the ranks' columns: its median is the count's
+          awk -F, 'NR > 1 && $2 == "gpu_roofline" { printf "day 06 alone,1,-,GPU,generated,%s,%s,-,-,%.1f,-,-,-,%s,-\n", $16, $17, $5, $13 }' "$tmp/day06.csv" > "$tmp/rows"
+          for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 50 --csv "$tmp/ranks.csv" > /dev/null; done
+          for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --cpu --csv "$tmp/ranks.csv" > /dev/null; done
+          cat "$tmp/main.npy" > /dev/null # into the page cache
+          t0=$(date +%s%N); cat "$tmp/main.npy" > /dev/null; t1=$(date +%s%N)
+          bytes=$(stat -c %s "$tmp/main.npy")
+          awk -v ns=$((t1 - t0)) -v b="$bytes" 'BEGIN { printf "cat FILE > /dev/null,1,-,-,one file,-,-,%.2f,%.2f,-,-,-,-,-,-\n", ns / 1e6, b / ns }' >> "$tmp/rows"
+          for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --input "$tmp/main.npy" --csv "$tmp/ranks.csv" > /dev/null; done
+          head -n 1 "$tmp/ranks.csv"; head -n 1 "$tmp/rows"; tail -n +2 "$tmp/ranks.csv" | head -n 6
+          tail -n 1 "$tmp/rows"; tail -n +8 "$tmp/ranks.csv"; } > "$file.tmp"
+        rm -rf "$tmp"; mv "$file.tmp" "$file" ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
