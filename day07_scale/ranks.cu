@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cuda_check.h"
@@ -43,6 +44,7 @@
 #include "gpu.h"
 #include "npy.h"
 #include "options.h"
+#include "parallel.h"
 #include "reference.h"
 #include "timing.h"
 #ifdef HIST_HAVE_NCCL
@@ -87,13 +89,15 @@ typedef struct job {
     const hist_impl *impl;           /**< what counts: day 06's final kernel or day 01's */
     hist_args args;                  /**< its arguments (device pointers on the GPU) */
     uint8_t *d_samples;              /**< the rows on the GPU */
-    uint32_t *d_hist, *d_sum;        /**< the counts on the GPU; rank 0: the sum */
+    uint32_t *d_hist;                /**< the counts on the GPU; rank 0's: the sum, after NCCL */
     void *d_workspace;               /**< the kernel's workspace */
     uint8_t *d_flush;                /**< the L2-flush buffer (job repetitions) */
     cudaStream_t stream;             /**< the reduce's stream */
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comm; /**< the communicator of every rank */
 #endif
+    size_t samples_bytes;                /**< the rows' allocation (whole huge pages) */
+    double alloc_us;                     /**< the slowest rank's allocation of its rows */
     double read_us;                      /**< the slowest rank's read (or generation) */
     hist_stats count, reduce, whole_job; /**< the phases: the slowest rank's medians */
 } job;
@@ -316,21 +320,50 @@ static hist_status agree_shape(job *j) {
     return HIST_OK;
 }
 
+/** @brief Touch one piece of the rows' memory (its pages made before the read is timed).
+ *  @param ctx the memory @param begin first byte @param end past the last */
+static void touch(void *ctx, uint64_t begin, uint64_t end) {
+    memset((uint8_t *)ctx + begin, 0, end - begin);
+}
+
+/** @brief Memory for this rank's rows, in huge pages where the kernel gives them, every page made
+ *        before the read: a program that reads many shards reuses its buffers, as `cat` does; a
+ *        fresh page's first touch (the kernel zeroes it, one fault per 4 KiB page) is the
+ *        allocation's cost, timed apart. @param j the job @param bytes how many
+ *  @return HIST_OK or HIST_ERR_NOMEM */
+static hist_status alloc_rows(job *j, uint64_t bytes) {
+    const size_t huge = (size_t)2 << 20;
+    j->samples_bytes = ((size_t)bytes + huge - 1) / huge * huge;
+    if (j->samples_bytes == 0)
+        j->samples_bytes = huge;
+    const double t0 = hist_now_us();
+    void *p =
+        mmap(NULL, j->samples_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory for %llu rows",
+                         (unsigned long long)j->mine.rows);
+    madvise(p, j->samples_bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+    hist_parallel_ranges(j->samples_bytes, huge, huge, 0, touch, p);
+    j->samples = (uint8_t *)p;
+    j->alloc_us = hist_now_us() - t0;
+    return HIST_OK;
+}
+
 /** @brief This rank's rows into host memory: read (its range, its shards) or generated.
  *        @param j the job @return HIST_OK or the error */
 static hist_status load_rows(job *j) {
     const uint64_t bytes = hist_samples(&j->mine);
     hist_status s = hist_host_memory_check(bytes, "this rank's rows");
+    if (s == HIST_OK)
+        s = alloc_rows(j, bytes);
     if (s != HIST_OK)
         return s;
-    j->samples = (uint8_t *)malloc(bytes ? bytes : 1);
     j->counters = hist_counters(&j->mine);
     j->hist = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
     j->expected = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
     j->sum = (uint32_t *)malloc(j->counters * sizeof(uint32_t));
-    if (!j->samples || !j->hist || !j->expected || !j->sum)
-        return hist_fail(HIST_ERR_NOMEM, "out of host memory for %llu rows",
-                         (unsigned long long)j->mine.rows);
+    if (!j->hist || !j->expected || !j->sum)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory for the counts");
     const double t0 = hist_now_us();
     if (j->shards) {
         uint8_t *at = j->samples;
@@ -431,7 +464,6 @@ static hist_status setup_count(job *j) {
     const size_t ws = j->impl->workspace_bytes ? j->impl->workspace_bytes(&j->mine, &j->dev) : 0;
     HIST_CUDA_TRY(cudaMalloc((void **)&j->d_samples, bytes ? bytes : 1));
     HIST_CUDA_TRY(cudaMalloc((void **)&j->d_hist, hbytes));
-    HIST_CUDA_TRY(cudaMalloc((void **)&j->d_sum, hbytes));
     HIST_CUDA_TRY(cudaMalloc(&j->d_workspace, ws ? ws : 1));
     HIST_CUDA_TRY(cudaMalloc((void **)&j->d_flush, 2 * j->dev.real_l2_bytes));
     HIST_CUDA_TRY(cudaStreamCreate(&j->stream)); /* blocking: it waits for the default stream */
@@ -488,7 +520,8 @@ static hist_status reduce_once(job *j) {
     const int n = (int)j->counters;
 #ifdef HIST_HAVE_NCCL
     if (j->nccl) {
-        ncclResult_t r = ncclReduce(j->d_hist, j->d_sum, j->counters, ncclUint32, ncclSum, 0,
+        /* in place: rank 0's own counts become the sum (no copy of them first) */
+        ncclResult_t r = ncclReduce(j->d_hist, j->d_hist, j->counters, ncclUint32, ncclSum, 0,
                                     j->comm, j->stream);
         if (r != ncclSuccess)
             return hist_fail(HIST_ERR_CUDA, "ncclReduce: %s", ncclGetErrorString(r));
@@ -533,8 +566,9 @@ static double timed_once(job *j, int what) {
     return hist_now_us() - t0;
 }
 
-/** @brief Time the count (as day 06's runner does), the reduce and the whole job.
- *  @param j the job */
+/** @brief Time the count (as day 06's runner does), the reduce and the whole job. (On the NCCL
+ *        path the reduce alone adds into rank 0's counts again and again; the job's repetitions
+ *        count afresh, so the last one leaves the sum there.) @param j the job */
 static void measure(job *j) {
     static double t[RANKS_MAX_REPS];
     const int reps = j->o.reps;
@@ -575,7 +609,7 @@ static hist_status check(job *j) {
     if (j->rank != 0)
         return HIST_OK;
     if (j->nccl)
-        HIST_CUDA_TRY(cudaMemcpy(j->sum, j->d_sum, j->counters * 4, cudaMemcpyDeviceToHost));
+        HIST_CUDA_TRY(cudaMemcpy(j->sum, j->d_hist, j->counters * 4, cudaMemcpyDeviceToHost));
     for (uint64_t k = 0; k < j->counters; ++k)
         if (j->sum[k] != j->expected[k])
             return hist_fail(HIST_ERR_MISMATCH,
@@ -587,46 +621,64 @@ static hist_status check(job *j) {
     return HIST_OK;
 }
 
-/** @brief Rank 0: the report, the CSV row and the output file. @param j the job
- *  @return HIST_OK or HIST_ERR_IO */
-static hist_status report(const job *j) {
-    const double mib = (double)hist_samples(&j->whole) / (1 << 20);
-    const char *on = j->gpu >= 0 ? j->dev.name : "the CPU";
+/** @brief GB/s of the whole dataset in @p us microseconds. @param j the job @param us time
+ *  @return GB/s */
+static double whole_gbps(const job *j, double us) {
+    return (double)hist_samples(&j->whole) / (us * 1e3);
+}
+
+/** @brief Rank 0: what ran, and the phases' times. @param j the job */
+static void print_report(const job *j) {
     printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s)\n", j->size, j->machines,
-           j->machines == 1 ? "" : "s", j->impl->name, on,
+           j->machines == 1 ? "" : "s", j->impl->name, j->gpu >= 0 ? j->dev.name : "the CPU",
            j->nccl ? "ncclReduce, GPU to GPU" : "MPI_Reduce of host buffers", j->why);
-    printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank\n", j->input_text,
-           (unsigned long long)j->whole.rows, j->whole.channels, mib, mib / j->size);
-    printf("%-8s %12s %12s %10s\n", "phase", "median (us)", "min (us)", "GB/s");
-    printf("%-8s %12.1f %12s %10.2f\n", "read", j->read_us, "-",
-           mib * 1.048576e-3 * 1e6 / j->read_us);
-    const hist_stats *ph[] = {&j->count, &j->reduce, &j->whole_job};
-    const char *names[] = {"count", "reduce", "job"};
-    for (int i = 0; i < 3; ++i)
-        printf("%-8s %12.1f %12.1f %10.1f\n", names[i], ph[i]->median_us, ph[i]->min_us,
-               i == 1 ? 0.0 : mib * 1.048576e-3 * 1e6 / ph[i]->median_us);
-    printf("the reduce is %.1f%% of the job; check: exact, %d ranks summed on rank 0\n",
-           100.0 * j->reduce.median_us / j->whole_job.median_us, j->size);
-    if (j->o.csv) {
-        FILE *f = fopen(j->o.csv, "a");
-        if (!f)
-            return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
-        if (ftell(f) == 0)
-            fprintf(f, "ranks,machines,path,count on,input,rows,channels,read (ms),read GB/s,"
-                       "count (us),reduce (us),job (us),reduce share,check,commit\n");
-        fprintf(f, "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n", j->size,
-                j->machines, j->nccl ? "nccl" : "mpi", j->gpu >= 0 ? "GPU" : "CPU", j->input_text,
-                (unsigned long long)j->whole.rows, j->whole.channels, j->read_us / 1e3,
-                mib * 1.048576e-3 * 1e6 / j->read_us, j->count.median_us, j->reduce.median_us,
-                j->whole_job.median_us, 100.0 * j->reduce.median_us / j->whole_job.median_us,
-                hist_course_commit);
-        if (fclose(f) != 0)
-            return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
-    }
-    if (j->o.output)
-        return hist_npy_write_u32(j->o.output, j->sum, j->whole.channels,
-                                  hist_bins(j->whole.binning));
+    const double mib = (double)hist_samples(&j->whole) / (1 << 20);
+    printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank; memory for it made in "
+           "%.1f ms (the slowest rank)\n",
+           j->input_text, (unsigned long long)j->whole.rows, j->whole.channels, mib, mib / j->size,
+           j->alloc_us / 1e3);
+    printf("%-8s %12s %12s %10s   (the slowest rank's; median of %d)\n", "phase", "median (us)",
+           "min (us)", "GB/s", j->o.reps);
+    printf("%-8s %12.1f %12s %10.2f   (once)\n", "read", j->read_us, "-",
+           whole_gbps(j, j->read_us));
+    printf("%-8s %12.1f %12.1f %10.1f\n", "count", j->count.median_us, j->count.min_us,
+           whole_gbps(j, j->count.median_us));
+    printf("%-8s %12.1f %12.1f %10s\n", "reduce", j->reduce.median_us, j->reduce.min_us, "-");
+    printf("%-8s %12.1f %12.1f %10.1f\n", "job", j->whole_job.median_us, j->whole_job.min_us,
+           whole_gbps(j, j->whole_job.median_us));
+    printf("the reduce is %.1f%% of the job; check: exact, %d rank%s summed on rank 0\n",
+           100.0 * j->reduce.median_us / j->whole_job.median_us, j->size, j->size == 1 ? "" : "s");
+}
+
+/** @brief Rank 0: one row appended to `--csv` (its header first in a new file).
+ *  @param j the job @return HIST_OK or HIST_ERR_IO */
+static hist_status append_csv(const job *j) {
+    FILE *f = fopen(j->o.csv, "a");
+    if (!f)
+        return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
+    if (ftell(f) == 0)
+        fprintf(f,
+                "ranks,machines,path,count on,input,rows,channels,alloc (ms),read (ms),read GB/s,"
+                "count (us),reduce (us),job (us),reduce share,check,commit\n");
+    fprintf(f, "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n", j->size,
+            j->machines, j->nccl ? "nccl" : "mpi", j->gpu >= 0 ? "GPU" : "CPU", j->input_text,
+            (unsigned long long)j->whole.rows, j->whole.channels, j->alloc_us / 1e3,
+            j->read_us / 1e3, whole_gbps(j, j->read_us), j->count.median_us, j->reduce.median_us,
+            j->whole_job.median_us, 100.0 * j->reduce.median_us / j->whole_job.median_us,
+            hist_course_commit);
+    if (fclose(f) != 0)
+        return hist_fail(HIST_ERR_IO, "cannot write %s", j->o.csv);
     return HIST_OK;
+}
+
+/** @brief Rank 0: the report, the CSV row and the output file (whole or not at all).
+ *  @param j the job @return HIST_OK or HIST_ERR_IO */
+static hist_status report(const job *j) {
+    print_report(j);
+    hist_status s = j->o.csv ? append_csv(j) : HIST_OK;
+    if (s == HIST_OK && j->o.output)
+        s = hist_npy_write_u32(j->o.output, j->sum, j->whole.channels, hist_bins(j->whole.binning));
+    return s;
 }
 
 /** @brief Free what the job holds. @param j the job */
@@ -638,7 +690,6 @@ static void release(job *j) {
     if (j->gpu >= 0) {
         cudaFree(j->d_samples);
         cudaFree(j->d_hist);
-        cudaFree(j->d_sum);
         cudaFree(j->d_workspace);
         cudaFree(j->d_flush);
         if (j->stream)
@@ -646,7 +697,8 @@ static void release(job *j) {
     }
     if (j->shards)
         globfree(&j->files);
-    free(j->samples);
+    if (j->samples)
+        munmap(j->samples, j->samples_bytes);
     free(j->hist);
     free(j->sum);
     free(j->expected);
@@ -672,6 +724,7 @@ static hist_status run(job *j, int argc, char **argv) {
     if (s != HIST_OK)
         return s;
     MPI_Allreduce(MPI_IN_PLACE, &j->read_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &j->alloc_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     find_machines(j);
     s = agree(j, choose_path(j));
     if (s == HIST_OK)
