@@ -561,6 +561,9 @@ static double timed_once(job *j, int what) {
         s = count_once(j);
     if (s == HIST_OK)
         s = reduce_once(j);
+    /* the count too is done (NCCL's in-place reduce of one rank queues nothing to wait for) */
+    if (s == HIST_OK && j->gpu >= 0 && cudaDeviceSynchronize() != cudaSuccess)
+        s = hist_fail(HIST_ERR_CUDA, "the count: %s", cudaGetErrorString(cudaGetLastError()));
     if (s != HIST_OK)
         die(j, s);
     return hist_now_us() - t0;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # sanitize.sh COURSE_BIN [NCCL_INIT]: compute-sanitizer's memcheck (with --leak-check full),
 # racecheck, initcheck and synccheck over every GPU implementation of the course, on small shapes
-# (a partial channel group, with rows enough for a dynamic tile of day 06's final kernel; one
-# channel with a non-byte binning) under every distribution: 32 runs; then memcheck and racecheck
-# once more under each emulated GPU of SANITIZE_LIMITS (default: t4 a100 rtx4090, the three plans
-# day 06's final kernel can take besides the H100's), SANITIZE_JOBS (default: one per core) at a time. Every implementation runs on every shape its constraints accept (no --impl: one named
-# on a shape it refuses would be exit status 4). Fails on any report but NCCL's own handled ones,
+# (a partial channel group, with rows enough for a dynamic tile of day 06's final kernel, under
+# every distribution; one channel with a non-byte binning): 14 runs (the plan below); then
+# memcheck and racecheck once more under each emulated GPU of SANITIZE_LIMITS (default: t4 a100
+# rtx4090, the three plans day 06's final kernel can take besides the H100's), SANITIZE_JOBS
+# (default: one per core) at a time. Every implementation runs on every shape its constraints
+# accept (no --impl: one named on a shape it refuses would be exit status 4). Fails on any report but NCCL's own handled ones,
 # which NCCL_INIT (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first.
 # SANITIZE_TOOLS picks some of the four tools; SANITIZE_TIMES=FILE keeps every run's seconds.
 set -u
@@ -74,13 +75,23 @@ for gpu in $limits; do
         id=$((id + 1))
     done
 done
+# every distribution on the first shape (every implementation's data-dependent paths) and the
+# second shape (one channel, binned) under the uniform one for racecheck and memcheck; both shapes
+# under the uniform one for initcheck and synccheck (a distribution changes no allocation or
+# barrier): TOOL|SHAPE|DIST each
+plan=()
 for tool in $tools; do
-    for shape in "${shapes[@]}"; do
-        for dist in "${dists[@]}"; do
-            start_one $id "$tool" "$shape" "$dist"
-            id=$((id + 1))
-        done
-    done
+    case $tool in
+    racecheck | memcheck)
+        for dist in "${dists[@]}"; do plan+=("$tool|${shapes[0]}|$dist"); done
+        plan+=("$tool|${shapes[1]}|uniform") ;;
+    *) plan+=("$tool|${shapes[0]}|uniform" "$tool|${shapes[1]}|uniform") ;;
+    esac
+done
+for run in "${plan[@]}"; do
+    IFS='|' read -r tool shape dist <<<"$run"
+    start_one $id "$tool" "$shape" "$dist"
+    id=$((id + 1))
 done
 wait
 
@@ -108,9 +119,13 @@ for gpu in $limits; do
     echo "limited to $gpu:$limit_tools: $(verdict)$([ $tool_nccl -gt 0 ] && echo "; $tool_nccl NCCL reports excluded")"
 done
 for tool in $tools; do
-    tool_status=0 tool_nccl=0
-    for ((k = 0; k < ${#shapes[@]} * ${#dists[@]}; k++)); do check_one $id; id=$((id + 1)); done
-    echo "$tool$([ "$tool" = memcheck ] && echo ' (--leak-check full)'): $(verdict) in ${#shapes[@]} x ${#dists[@]} runs$([ $tool_nccl -gt 0 ] && echo "; $tool_nccl NCCL reports excluded")"
+    tool_status=0 tool_nccl=0 n=0
+    for run in "${plan[@]}"; do
+        [ "${run%%|*}" = "$tool" ] || continue
+        check_one $id
+        id=$((id + 1)) n=$((n + 1))
+    done
+    echo "$tool$([ "$tool" = memcheck ] && echo ' (--leak-check full)'): $(verdict) in $n runs$([ $tool_nccl -gt 0 ] && echo "; $tool_nccl NCCL reports excluded")"
 done
 [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir"/*.s | sort -rn >"$SANITIZE_TIMES"
 echo "sanitize: the longest runs: $(cat "$dir"/*.s | sort -rn | head -n 3 | sed 's/ --dist [^ ]*//' | paste -sd ';' | sed 's/;/; /g')"

@@ -228,8 +228,10 @@ EOF
         echo "measure: $file"
         ranks=$build/day07_scale/ranks
         [ -x "$ranks" ] || { echo "measure: $ranks is not built (Open MPI: make nccl-info DAY=07)" >&2; exit 2; }
-        # no --oversubscribe: at most one rank a core, so that MPI polls instead of yielding
-        mpirun="mpirun -q $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
+        # no --oversubscribe: at most one rank a core, so that MPI polls instead of yielding;
+        # --bind-to none: a rank's read and reference use every core (mpirun binds one or two
+        # ranks to a core each otherwise)
+        mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
         tmp=$(mktemp -d)
         { stamp "ranks under $mpirun (50 repetitions on the GPU, 5 on the CPU); day 06 alone: $build/day06_roofline/day06_roofline --impl gpu_roofline --reps 50"
           "$build/day06_roofline/day06_roofline" --impl gpu_roofline --reps 50 --csv "$tmp/day06.csv" \
