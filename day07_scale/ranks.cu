@@ -65,41 +65,47 @@ HIST_DECLARE_REGISTRY(day06);
 
 /** @brief What this rank is, has and measured. */
 typedef struct job {
-    int rank, size;                  /**< this rank, and how many */
-    int local_rank, local_size;      /**< on this machine */
-    int machines;                    /**< machines the ranks run on */
-    hist_options o;                  /**< the course's options (dataset, files, reps) */
-    const char *shards;              /**< `--shards`, or NULL */
-    const char *path_opt;            /**< `--path`: auto, nccl or mpi */
-    int cpu;                         /**< `--cpu`: count with day 01's code even with a GPU */
-    const char *input_kind;          /**< "generated", "one file", "N shards" */
-    char input_text[48];             /**< its text */
-    hist_problem whole;              /**< the whole dataset's shape and binning */
-    hist_problem mine;               /**< this rank's rows */
-    uint64_t first_row;              /**< its first row in the whole (file or generated input) */
-    glob_t files;                    /**< `--shards`: every shard, in order */
-    size_t file_first, file_count;   /**< this rank's shards */
-    uint8_t *samples;                /**< this rank's rows (host) */
-    uint32_t *hist, *sum, *expected; /**< its counts; rank 0: the sum and the reference's */
-    uint64_t counters;               /**< channels x bins */
-    int gpu;                         /**< the GPU this rank counts on (-1: the CPU) */
-    int nccl;                        /**< 1: the reduce is NCCL's, on the GPUs */
-    char why[200];                   /**< why this path */
-    hist_device dev;                 /**< the GPU, if any */
-    const hist_impl *impl;           /**< what counts: day 06's final kernel or day 01's */
-    hist_args args;                  /**< its arguments (device pointers on the GPU) */
-    uint8_t *d_samples;              /**< the rows on the GPU */
-    uint32_t *d_hist;                /**< the counts on the GPU; rank 0's: the sum, after NCCL */
-    void *d_workspace;               /**< the kernel's workspace */
-    uint8_t *d_flush;                /**< the L2-flush buffer (job repetitions) */
-    cudaStream_t stream;             /**< the reduce's stream */
+    int rank;              /**< this rank */
+    int size;              /**< how many ranks */
+    int local_rank;        /**< this rank among this machine's */
+    int local_size;        /**< how many ranks this machine runs */
+    int machines;          /**< machines the ranks run on */
+    hist_options o;        /**< the course's options (dataset, files, reps) */
+    const char *shards;    /**< `--shards`, or NULL */
+    const char *path_opt;  /**< `--path`: auto, nccl or mpi */
+    int cpu;               /**< `--cpu`: count with day 01's code even with a GPU */
+    char input_text[48];   /**< "generated", "one file", "N shards" */
+    hist_problem whole;    /**< the whole dataset's shape and binning */
+    hist_problem mine;     /**< this rank's rows */
+    uint64_t first_row;    /**< its first row in the whole (file or generated input) */
+    glob_t files;          /**< `--shards`: every shard, in order */
+    size_t file_first;     /**< this rank's first shard */
+    size_t file_count;     /**< this rank's shards */
+    uint8_t *samples;      /**< this rank's rows (host) */
+    uint32_t *hist;        /**< its counts (host) */
+    uint32_t *sum;         /**< rank 0: the sum of every rank's counts */
+    uint32_t *expected;    /**< rank 0: the sum of every rank's reference */
+    uint64_t counters;     /**< channels x bins */
+    int gpu;               /**< the GPU this rank counts on (-1: the CPU) */
+    int nccl;              /**< 1: the reduce is NCCL's, on the GPUs */
+    char why[200];         /**< why this path */
+    hist_device dev;       /**< the GPU, if any */
+    const hist_impl *impl; /**< what counts: day 06's final kernel or day 01's */
+    hist_args args;        /**< its arguments (device pointers on the GPU) */
+    uint8_t *d_samples;    /**< the rows on the GPU */
+    uint32_t *d_hist;      /**< the counts on the GPU; rank 0's: the sum, after NCCL */
+    void *d_workspace;     /**< the kernel's workspace */
+    uint8_t *d_flush;      /**< the L2-flush buffer (job repetitions) */
+    cudaStream_t stream;   /**< the reduce's stream */
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comm; /**< the communicator of every rank */
 #endif
-    size_t samples_bytes;                /**< the rows' allocation (whole huge pages) */
-    double alloc_us;                     /**< the slowest rank's allocation of its rows */
-    double read_us;                      /**< the slowest rank's read (or generation) */
-    hist_stats count, reduce, whole_job; /**< the phases: the slowest rank's medians */
+    size_t samples_bytes; /**< the rows' allocation (whole huge pages) */
+    double alloc_us;      /**< the slowest rank's allocation of its rows */
+    double read_us;       /**< the slowest rank's read (or generation) */
+    hist_stats count;     /**< the count: the slowest rank's median */
+    hist_stats reduce;    /**< the reduce alone: the slowest rank's, per repetition */
+    hist_stats whole_job; /**< count then reduce: the slowest rank's, per repetition */
 } job;
 
 /* ---- agreeing on failures ---- */
