@@ -42,6 +42,7 @@
 #include "cuda_check.h"
 #include "data.h"
 #include "gpu.h"
+#include "impl.h"
 #include "npy.h"
 #include "options.h"
 #include "parallel.h"
@@ -450,6 +451,9 @@ static hist_status setup_count(job *j) {
             j->impl = &impls[i];
     if (!j->impl)
         return hist_fail(HIST_ERR_UNSUPPORTED, "%s is not in its lesson's registry", name);
+    const char *todo = hist_not_written(j->impl); /* the student edition, before it is written */
+    if (todo)
+        return hist_fail(HIST_ERR_NOT_RUN, "%s: %s", name, todo);
     j->args.problem = &j->mine;
     if (j->gpu < 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
