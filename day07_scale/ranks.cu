@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "cuda_check.h"
 #include "data.h"
@@ -75,6 +74,7 @@ typedef struct job {
     const char *shards;    /**< `--shards`, or NULL */
     const char *path_opt;  /**< `--path`: auto, nccl or mpi */
     int cpu;               /**< `--cpu`: count with day 01's code even with a GPU */
+    int threads_given;     /**< `--threads` was given (else this machine's cores over its ranks) */
     char input_text[48];   /**< "generated", "one file", "N shards" */
     hist_problem whole;    /**< the whole dataset's shape and binning */
     hist_problem mine;     /**< this rank's rows */
@@ -181,6 +181,7 @@ static hist_status own_options(job *j, int argc, char **argv, char **rest, int *
         } else if (strcmp(a, "--cpu") == 0) {
             j->cpu = 1;
         } else {
+            j->threads_given |= strncmp(a, "--threads", 9) == 0; /* --threads N, --threads=N */
             rest[(*n_rest)++] = argv[i];
         }
     }
@@ -456,10 +457,9 @@ static hist_status setup_count(job *j) {
         return hist_fail(HIST_ERR_NOT_RUN, "%s: %s", name, todo);
     j->args.problem = &j->mine;
     if (j->gpu < 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int given = j->o.threads != (int)(cores > 0 ? cores : 1);
-        j->args.threads =
-            given ? j->o.threads : (int)(cores / j->local_size ? cores / j->local_size : 1);
+        /* --threads as given, else this machine's cores (the parser's default) over its ranks */
+        const int share_of_cores = j->o.threads / j->local_size;
+        j->args.threads = j->threads_given ? j->o.threads : share_of_cores > 0 ? share_of_cores : 1;
         j->args.samples = j->samples;
         j->args.hist = j->hist;
         return HIST_OK;
@@ -642,8 +642,11 @@ static double whole_gbps(const job *j, double us) {
 
 /** @brief Rank 0: what ran, and the phases' times. @param j the job */
 static void print_report(const job *j) {
+    char cpu[48];
+    snprintf(cpu, sizeof cpu, "the CPU (%d thread%s a rank)", j->args.threads,
+             j->args.threads == 1 ? "" : "s");
     printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s)\n", j->size, j->machines,
-           j->machines == 1 ? "" : "s", j->impl->name, j->gpu >= 0 ? j->dev.name : "the CPU",
+           j->machines == 1 ? "" : "s", j->impl->name, j->gpu >= 0 ? j->dev.name : cpu,
            j->nccl ? "ncclReduce, GPU to GPU" : "MPI_Reduce of host buffers", j->why);
     const double mib = (double)hist_samples(&j->whole) / (1 << 20);
     printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank; memory for it made in "
