@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # soak.sh BUILD_DIR [RUNS] [SEED]: the course's programs RUNS times (default 1,000) on this
-# machine's GPU with random valid options: a lesson's program or the course runner, shapes from 0
+# machine's GPU, SOAK_JOBS at a time (default: half the cores; each worker its own folder and
+# seed), with random valid options: a lesson's program or the course runner, shapes from 0
 # rows to a million samples, every binning, every distribution, implementations named or not,
 # --output and --input (a file another run saved), emulated GPUs. Every run checks every result
 # against the reference itself (a mismatch is exit status 1) and must exit 0; an --output must
 # then be a whole .npy; nothing may be left in the run's folder but the files asked for. It watches
 # each process's peak host memory and the GPU's used memory (sampled every second), and ends with
 # one long process (the course runner, 300 repetitions) whose host and GPU memory must not grow.
-# Prints one line per 100 runs and a summary; exit status 1 on any failure.
+# Prints one line per 100 runs of each worker and a summary; exit status 1 on any failure.
 set -u
 build=${1:?usage: soak.sh BUILD_DIR [RUNS] [SEED]}
 runs=${2:-1000}
 [ -x /usr/bin/time ] || { echo "soak: needs /usr/bin/time for each run's peak memory (apt-get install time)" >&2; exit 2; }
 command -v nvidia-smi >/dev/null || { echo "soak: needs a GPU machine (nvidia-smi not found)" >&2; exit 2; }
-RANDOM=${3:-26}
+seed=${3:-26}
+jobs_max=${SOAK_JOBS:-$((($(nproc) + 1) / 2))}
+[ "$jobs_max" -le "$runs" ] || jobs_max=$runs
+[ "$jobs_max" -ge 1 ] || jobs_max=1
+RANDOM=$seed
 work=$(mktemp -d)
 trap 'kill "$sampler" 2>/dev/null; rm -rf "$work"' EXIT
 lessons=$(ls -d "$build"/day[0-9][0-9]_*/ | while read -r d; do n=$(basename "$d"); echo "$d$n"; done)
@@ -43,41 +48,63 @@ options() {
     [ $((RANDOM % 3)) -ne 0 ] && [ -z "$2" ] || echo "--impl $(pick "$("$program" --list | awk '$1 ~ /^day[0-9][0-9]_/ { print $2 }')")"
 }
 
-fail=0 peak_rss=0 saved=""
-for ((i = 1; i <= runs; i++)); do
-    program=$(pick "$lessons $build/course")
-    out="" in=""
-    if [ $((RANDOM % 5)) -eq 0 ]; then out="--output $work/out.npy"; fi
-    args=$(options "$program" "$out" | tr '\n' ' ')
-    if [ -n "$saved" ] && [ $((RANDOM % 5)) -eq 0 ]; then
-        in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* --seed [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
-    elif [ -z "$saved" ] || [ $((RANDOM % 20)) -eq 0 ]; then
-        args="$args --save-input $work/next.npy"
-    fi
-    # shellcheck disable=SC2086
-    /usr/bin/time -f "%M" -o "$work/rss" "$program" $args $in $out >"$work/log" 2>&1
-    rc=$?
-    # exit 4: an --impl named on a problem outside its constraints (said in one line): valid
-    if [ $rc -ne 0 ] && ! { [ $rc -eq 4 ] && grep -q "could not run" "$work/log"; }; then
-        fail=$((fail + 1))
-        echo "soak: FAILED run $i (exit $rc): $program $args $in $out"
-        tail -n 5 "$work/log"
-    fi
-    if [ -n "$out" ] && [ $rc -eq 0 ]; then
-        head -c 6 "$work/out.npy" | grep -q "NUMPY" || { fail=$((fail + 1)); echo "soak: run $i: --output is not a .npy"; }
-    fi
-    rm -f "$work/out.npy"
-    # a saved input is used by later runs once its run has written it whole
-    if [ -f "$work/next.npy" ]; then
-        [ $rc -eq 0 ] && mv "$work/next.npy" "$work/in.npy" && saved=$work/in.npy
-        rm -f "$work/next.npy"
-    fi
-    left=$(find "$work" -name '*.tmp.*' | wc -l)
-    [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: run $i left $left temporary file(s)"; rm -f "$work"/*.tmp.*; }
-    rss=$(tail -n 1 "$work/rss")
-    [ "$rss" -le "$peak_rss" ] 2>/dev/null || peak_rss=$rss
-    [ $((i % 100)) -ne 0 ] || echo "soak: $i runs, $fail failed, peak host memory $((peak_rss / 1024)) MiB"
+# worker W N: N runs in the folder $work/wW, seeded SEED + W; its failures and peak host memory
+# (KiB) in $work/wW.result
+worker() {
+    local w=$1 n=$2 wd=$work/w$1 i rc program out in args rss left fail=0 peak_rss=0 saved=""
+    RANDOM=$((seed + w))
+    mkdir -p "$wd"
+    for ((i = 1; i <= n; i++)); do
+        program=$(pick "$lessons $build/course")
+        out="" in=""
+        if [ $((RANDOM % 5)) -eq 0 ]; then out="--output $wd/out.npy"; fi
+        args=$(options "$program" "$out" | tr '\n' ' ')
+        if [ -n "$saved" ] && [ $((RANDOM % 5)) -eq 0 ]; then
+            in="--input $saved"; args=$(echo "$args" | sed 's/--rows [0-9]* --channels [0-9]* --seed [0-9]* //; s/--dist [^ ]* //; s/--values [^ ]* //')
+        elif [ -z "$saved" ] || [ $((RANDOM % 20)) -eq 0 ]; then
+            args="$args --save-input $wd/next.npy"
+        fi
+        # shellcheck disable=SC2086
+        /usr/bin/time -f "%M" -o "$wd/rss" "$program" $args $in $out >"$wd/log" 2>&1
+        rc=$?
+        # exit 4: an --impl named on a problem outside its constraints (said in one line): valid
+        if [ $rc -ne 0 ] && ! { [ $rc -eq 4 ] && grep -q "could not run" "$wd/log"; }; then
+            fail=$((fail + 1))
+            echo "soak: FAILED run $i of worker $w (exit $rc): $program $args $in $out"
+            tail -n 5 "$wd/log"
+        fi
+        if [ -n "$out" ] && [ $rc -eq 0 ]; then
+            head -c 6 "$wd/out.npy" | grep -q "NUMPY" || { fail=$((fail + 1)); echo "soak: run $i of worker $w: --output is not a .npy"; }
+        fi
+        rm -f "$wd/out.npy"
+        # a saved input is used by later runs once its run has written it whole
+        if [ -f "$wd/next.npy" ]; then
+            [ $rc -eq 0 ] && mv "$wd/next.npy" "$wd/in.npy" && saved=$wd/in.npy
+            rm -f "$wd/next.npy"
+        fi
+        left=$(find "$wd" -name '*.tmp.*' | wc -l)
+        [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: run $i of worker $w left $left temporary file(s)"; rm -f "$wd"/*.tmp.*; }
+        rss=$(tail -n 1 "$wd/rss")
+        [ "$rss" -le "$peak_rss" ] 2>/dev/null || peak_rss=$rss
+        [ $((i % 100)) -ne 0 ] || echo "soak: worker $w: $i runs, $fail failed, peak host memory $((peak_rss / 1024)) MiB"
+    done
+    # nothing left but the files asked for
+    rm -f "$wd/log" "$wd/rss" "$wd/in.npy"
+    left=$(find "$wd" -mindepth 1 | wc -l)
+    [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: worker $w left files behind: $(find "$wd" -mindepth 1)"; }
+    rm -rf "$wd"
+    echo "$fail $peak_rss" >"$work/w$w.result"
+}
+workers=()
+for ((w = 0; w < jobs_max; w++)); do
+    worker $w $((runs / jobs_max + (w < runs % jobs_max ? 1 : 0))) &
+    workers+=($!)
 done
+wait "${workers[@]}" # not the memory sampler
+fail=$(cat "$work"/w*.result 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+peak_rss=$(cat "$work"/w*.result 2>/dev/null | awk '$2 > m { m = $2 } END { print m + 0 }')
+[ "$(find "$work" -name 'w*.result' | wc -l)" -eq "$jobs_max" ] || { fail=$((fail + 1)); echo "soak: a worker did not finish"; }
+rm -f "$work"/w*.result
 
 # one long process: its host and GPU memory after 30 and after 300 repetitions
 "$build/course" --rows 262144 --channels 513 --reps 300 --warmup 0 >"$work/long.log" 2>&1 &
@@ -97,9 +124,9 @@ kill "$sampler" 2>/dev/null
 sleep 1
 used_after=$(gpu_used)
 gpu_peak=$(sort -n "$work/gpu-samples" | tail -n 1)
-left=$(ls "$work" | grep -v '^\(log\|rss\|long.log\|gpu-samples\|in.npy\)$' | wc -l)
+left=$(find "$work" -mindepth 1 ! -name long.log ! -name gpu-samples | wc -l)
 [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: files left behind: $(ls "$work")"; }
-echo "soak: $runs runs on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $fail failed;" \
+echo "soak: $runs runs ($jobs_max at a time) on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $fail failed;" \
     "peak host memory of a run $((peak_rss / 1024)) MiB; GPU memory used peak $gpu_peak MiB, before $used_before MiB, after $used_after MiB;" \
     "long run (300 repetitions): host $((${rss0:-0} / 1024)) -> $((${rss1:-0} / 1024)) MiB, GPU ${gpu0:-?} -> ${gpu1:-?} MiB"
 [ $fail -eq 0 ]
