@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # sanitize.sh COURSE_BIN [NCCL_INIT]: compute-sanitizer's memcheck (with --leak-check full),
-# racecheck, initcheck and synccheck over every GPU implementation of the course, one
-# implementation per run, SANITIZE_JOBS runs at a time (default: one per core), on small shapes:
-#   - a partial channel group with rows enough for a dynamic tile of day 06's final kernel
-#     (--rows 4100 --channels 528): racecheck and memcheck under every distribution (each
-#     implementation's data-dependent paths), initcheck and synccheck under the uniform one (a
-#     distribution changes no allocation or barrier);
-#   - one channel with a non-byte binning (--preset small-binned --rows 3000): all four tools;
-#   - the first shape again under each emulated GPU of SANITIZE_LIMITS (default: t4 a100
-#     rtx4090, the three plans day 06's final kernel can take besides the H100's): racecheck and
-#     memcheck.
-# Which implementations run on a shape (and plan) comes from one plain run of it first: every
-# implementation it ran on the GPU, none it skipped (outside its constraints there). Fails on any
-# report but NCCL's own handled ones, which NCCL_INIT (tests/sanitize/nccl_init.cu, built where
-# NCCL is found) shows alone first. SANITIZE_TOOLS picks some of the four tools; SANITIZE_TIMES=FILE
-# keeps every run's seconds.
+# racecheck, initcheck and synccheck over every GPU implementation of the course, SANITIZE_JOBS runs
+# at a time (default: one per core). A run is one lesson's program with that lesson's
+# implementations (--impl): the lessons run side by side, and no run waits for the whole course.
+# The shapes:
+#   - shape 0, a partial channel group with rows enough for a dynamic tile of day 06's final
+#     kernel (--rows 4100 --channels 528): racecheck and memcheck under every distribution for
+#     the implementations that choose a shared-memory plan (their data-dependent paths), under the
+#     uniform one for the others; initcheck and synccheck under the uniform one (a distribution
+#     changes no allocation or barrier);
+#   - shape 1, one channel with a non-byte binning (--preset small-binned --rows 3000): all four;
+#   - shape 0 under each emulated GPU of SANITIZE_LIMITS (default: t4 a100 rtx4090, the three plans
+#     day 06's final kernel can take besides the H100's): racecheck and memcheck of the
+#     implementations that choose a plan from the GPU.
+# Which implementations run on a shape, and which chose a plan, come from one plain run of it by
+# the course runner (none it skipped, outside their constraints). SANITIZE_ALONE (default
+# gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck) run alone, by
+# memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's.
+# Fails on any report but NCCL's own handled ones, which NCCL_INIT (tests/sanitize/nccl_init.cu,
+# built where NCCL is found) shows alone first. SANITIZE_TOOLS picks some of the four tools;
+# SANITIZE_TIMES=FILE keeps every run's seconds.
 set -u
 bin=$1
 repro=${2:-}
@@ -48,53 +53,90 @@ if [ -n "$repro" ]; then
     echo "sanitize: NCCL alone ($repro: one communicator made and destroyed): exit $rc, ${n:-?} memcheck reports, $(printf '%s\n' "$out" | nccl_handled) of them cudaErrorNoKernelImageForDevice from libnccl (${where% })"
 fi
 
-# NAME ARGS: $dir/NAME.impls, the implementations one plain run of ARGS ran on the GPU (none it
-# skipped), one per line
+# NAME ARGS: one plain run of ARGS by the course runner: $dir/NAME.LESSON, the implementations of
+# LESSON it ran on the GPU (none it skipped, outside their constraints there), one per line;
+# $dir/NAME.plans, those that chose a plan from the GPU (said on "# plan on this GPU" lines)
 ran_on_gpu() {
     # shellcheck disable=SC2086
     "$bin" $2 --reps 1 --warmup 0 --csv "$dir/list.csv" >"$dir/list.log" 2>&1 ||
         { echo "sanitize: the plain run '$bin $2' failed:" >&2; tail -n 3 "$dir/list.log" >&2; exit 1; }
-    awk -F, 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 }' "$dir/list.csv" >"$dir/$1.impls"
+    awk -F, -v out="$dir/$1" 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 > (out "." $1) }' "$dir/list.csv"
+    sed -n 's/^# plan on this GPU: .*(\(.*\))$/\1/p' "$dir/list.log" | tr -d ' ' | tr ',' '\n' >"$dir/$1.plans"
+}
+# NAME [PLANS]: per lesson, "PROGRAM IMPL,IMPL,..." of the implementations of run NAME (with
+# PLANS, only those that chose a plan), those run alone left out
+groups() {
+    local f lesson list
+    for f in "$dir/$1".day*; do
+        [ -e "$f" ] || continue
+        lesson=${f##*.}
+        list=$(grep -vxF -f "$dir/alone" "$f" | { if [ -n "${2:-}" ]; then grep -xF -f "$dir/$1.plans"; else cat; fi; } | paste -sd,)
+        [ -z "$list" ] || echo "$build/$lesson/$lesson $list"
+    done | awk '{ print gsub(/,/, ",") " " $0 }' | sort -rn | cut -d' ' -f2- # the largest first
 }
 
+build=$(dirname "$bin")
 tools=${SANITIZE_TOOLS:-racecheck memcheck initcheck synccheck}
 shape0="--rows 4100 --channels 528" shape1="--preset small-binned --rows 3000"
 dists="uniform constant contention:90 runs:7"
 # the emulated plans: under GPU_LIMITS the whole run is one of them already
 limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
 [ -z "${HIST_GPU_LIMITS:-}" ] || limits=""
+# run alone, by memcheck and initcheck only: NCCL's communicators (NCCL initialises for 30 s under
+# memcheck); their kernels are day 06's, checked with its lesson, and NCCL's own
+for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
 ran_on_gpu shape0 "$shape0"
 ran_on_gpu shape1 "$shape1"
 for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu"; done
-# the plan: one GROUP|TOOL|ARGS line per run, racecheck's first (its runs are the longest)
-for tool in $tools; do
-    case $tool in racecheck | memcheck) d0=$dists lim=$limits ;; *) d0=uniform lim="" ;; esac
-    while read -r impl; do
-        for dist in $d0; do echo "$tool|$tool|$shape0 --impl $impl --dist $dist"; done
-    done <"$dir/shape0.impls"
-    while read -r impl; do echo "$tool|$tool|$shape1 --impl $impl"; done <"$dir/shape1.impls"
-    for gpu in $lim; do
+# the plan: one GROUP|TOOL|PROGRAM|ARGS line per run, the longest first (the implementations run
+# alone, then racecheck's): each lesson's implementations together, on shape 0 under every
+# distribution (those that chose a plan; the others under the uniform one), on shape 1, and those
+# that chose a plan under each emulated GPU
+{
+    for tool in $tools; do
+        case $tool in memcheck | initcheck) ;; *) continue ;; esac
         while read -r impl; do
-            echo "limited to $gpu|$tool|$shape0 --gpu-limits $gpu --impl $impl"
-        done <"$dir/$gpu.impls"
+            grep -qx "$impl" "$dir"/shape0.day* 2>/dev/null &&
+                echo "$impl alone|$tool|$bin|$shape0 --impl $impl"
+        done <"$dir/alone"
     done
-done >"$dir/plan"
+    for tool in $tools; do
+        case $tool in racecheck | memcheck) lim=$limits all=1 ;; *) lim="" all="" ;; esac
+        groups shape0 | while read -r program impls; do
+            plans=$(grep -cxF -f "$dir/shape0.plans" <<<"${impls//,/$'\n'}")
+            for dist in $([ -n "$all" ] && [ "$plans" -gt 0 ] && echo "$dists" || echo uniform); do
+                echo "$tool|$tool|$program|$shape0 --impl $impls --dist $dist"
+            done
+        done
+        groups shape1 | while read -r program impls; do
+            echo "$tool|$tool|$program|$shape1 --impl $impls"
+        done
+        for gpu in $lim; do
+            groups "$gpu" plans | while read -r program impls; do
+                echo "limited to $gpu|$tool|$program|$shape0 --gpu-limits $gpu --impl $impls"
+            done
+        done
+    done
+} >"$dir/plan"
 [ -s "$dir/plan" ] || { echo "sanitize: no GPU implementation ran (SANITIZE_TOOLS='$tools')" >&2; exit 1; }
 
-# one run: ID TOOL ARGS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds)
+# one run: ID TOOL PROGRAM ARGS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds; also appended to
+# SANITIZE_TIMES as each run ends)
 run_one() {
-    local id=$1 tool=$2 args=$3 extra="" t0=$SECONDS
+    local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
     [ "$tool" = memcheck ] && extra="--leak-check full"
     # shellcheck disable=SC2086
     compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
-        "$bin" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
+        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
     echo $? >"$dir/$id.rc"
-    echo "$((SECONDS - t0)) s: $tool $args" >"$dir/$id.s"
+    echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
+    [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
 }
 jobs_max=${SANITIZE_JOBS:-$(nproc)}
 id=0
-while IFS='|' read -r group tool args; do
-    run_one $id "$tool" "$args" &
+[ -z "${SANITIZE_TIMES:-}" ] || : >"$SANITIZE_TIMES"
+while IFS='|' read -r group tool program args; do
+    run_one $id "$tool" "$program" "$args" &
     id=$((id + 1))
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done <"$dir/plan"
@@ -102,7 +144,7 @@ wait
 
 # the verdicts, one line per group (a tool, or an emulated GPU), in the plan's order
 status=0 excluded=0 id=0
-while IFS='|' read -r group tool args; do
+while IFS='|' read -r group tool program args; do
     out=$(cat "$dir/$id.out") rc=$(cat "$dir/$id.rc")
     errors=$(printf '%s\n' "$out" | errors_of)
     nccl=$(printf '%s\n' "$out" | nccl_handled)
@@ -115,7 +157,7 @@ while IFS='|' read -r group tool args; do
     if [ "$rc" -ne 0 ]; then
         status=1
         echo "$group" >>"$dir/failed"
-        echo "FAILED: $tool $args (exit $rc): $(printf '%s\n' "$out" | grep SUMMARY | tail -n 1)"
+        echo "FAILED: $tool ${program##*/} $args (exit $rc): $(printf '%s\n' "$out" | grep SUMMARY | tail -n 1)"
         printf '%s\n' "$out" | grep -v "^day0\|^#\|^lesson" | tail -n 25
     fi
     id=$((id + 1))
@@ -128,10 +170,9 @@ awk '!seen[$0]++' "$dir/groups" | while read -r group; do
                    memcheck) what="memcheck (--leak-check full)" ;; *) what=$group ;; esac
     echo "$what: $(grep -qx "$group" "$dir/failed" && echo 'reports above' || echo clean) in $n runs$([ "$x" -gt 0 ] && echo "; $x NCCL reports excluded")"
 done
-[ -z "${SANITIZE_TIMES:-}" ] || cat "$dir"/*.s | sort -rn >"$SANITIZE_TIMES"
 echo "sanitize: the longest runs: $(cat "$dir"/*.s | sort -rn | head -n 3 | paste -sd ';' | sed 's/;/; /g')"
-impls=$(cut -d'|' -f3 "$dir/plan" | grep -o -- '--impl [^ ]*' | sort -u | wc -l)
-echo "sanitize: $id runs, one implementation each, of $impls GPU implementations ($jobs_max at a time) in" \
+impls=$(cut -d'|' -f4 "$dir/plan" | grep -o -- '--impl [^ ]*' | cut -c8- | tr ',' '\n' | sort -u | wc -l)
+echo "sanitize: $id runs (each a lesson's implementations together) of $impls GPU implementations ($jobs_max at a time) in" \
     "$(($(date +%s) - start)) s, $([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
     echo "; $excluded reports excluded: NCCL's own handled cudaErrorNoKernelImageForDevice in" \
          "ncclInitKernelsForDevice (it probes its kernels for other GPUs), nothing else")"
