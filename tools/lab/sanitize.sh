@@ -5,14 +5,16 @@
 # implementations (--impl): the lessons run side by side, and no run waits for the whole course.
 # The shapes:
 #   - shape 0, a partial channel group with rows enough for a dynamic tile of day 06's final
-#     kernel (--rows 4100 --channels 528): racecheck and memcheck under every distribution for
-#     the implementations that choose a shared-memory plan (their data-dependent paths), under the
-#     uniform one for the others; initcheck and synccheck under the uniform one (a distribution
-#     changes no allocation or barrier);
+#     kernel (--rows 4100 --channels 528): every implementation under the uniform distribution
+#     by all four tools; under the other three, by racecheck and memcheck, the implementations that
+#     choose a shared-memory plan (their data-dependent paths; a distribution changes no
+#     allocation or barrier);
 #   - shape 1, one channel with a non-byte binning (--preset small-binned --rows 3000): all four;
 #   - shape 0 under each emulated GPU of SANITIZE_LIMITS (default: t4 a100 rtx4090, the three plans
 #     day 06's final kernel can take besides the H100's): racecheck and memcheck of the
 #     implementations that choose a plan from the GPU.
+# Racecheck sees day 07's host-input pipelines, whose kernel is day 06's final one (checked there
+# on every distribution and plan), on the uniform distribution of each shape only.
 # Which implementations run on a shape, and which chose a plan, come from one plain run of it by
 # the course runner (none it skipped, outside their constraints). SANITIZE_ALONE (default
 # gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck) run alone, by
@@ -60,17 +62,21 @@ ran_on_gpu() {
     # shellcheck disable=SC2086
     "$bin" $2 --reps 1 --warmup 0 --csv "$dir/list.csv" >"$dir/list.log" 2>&1 ||
         { echo "sanitize: the plain run '$bin $2' failed:" >&2; tail -n 3 "$dir/list.log" >&2; exit 1; }
-    awk -F, -v out="$dir/$1" 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 > (out "." $1) }' "$dir/list.csv"
+    awk -F, -v out="$dir/$1" 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 > (out "." $1) }
+        NR > 1 && $3 == "h2d" { print $2 > (out ".h2d") }' "$dir/list.csv"
+    touch "$dir/$1.h2d"
     sed -n 's/^# plan on this GPU: .*(\(.*\))$/\1/p' "$dir/list.log" | tr -d ' ' | tr ',' '\n' >"$dir/$1.plans"
 }
-# NAME [PLANS]: per lesson, "PROGRAM IMPL,IMPL,..." of the implementations of run NAME (with
-# PLANS, only those that chose a plan), those run alone left out
+# NAME [PLANS [DEVICE]]: per lesson, "PROGRAM IMPL,IMPL,..." of the implementations of run NAME
+# (with PLANS, only those that chose a plan; with DEVICE, no host-input one), those run alone left out
 groups() {
     local f lesson list
     for f in "$dir/$1".day*; do
         [ -e "$f" ] || continue
         lesson=${f##*.}
-        list=$(grep -vxF -f "$dir/alone" "$f" | { if [ -n "${2:-}" ]; then grep -xF -f "$dir/$1.plans"; else cat; fi; } | paste -sd,)
+        list=$(grep -vxF -f "$dir/alone" "$f" |
+            { if [ -n "${2:-}" ]; then grep -xF -f "$dir/$1.plans"; else cat; fi; } |
+            { if [ -n "${3:-}" ]; then grep -vxF -f "$dir/$1.h2d"; else cat; fi; } | paste -sd,)
         [ -z "$list" ] || echo "$build/$lesson/$lesson $list"
     done | awk '{ print gsub(/,/, ",") " " $0 }' | sort -rn | cut -d' ' -f2- # the largest first
 }
@@ -102,9 +108,14 @@ for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu"; done
     done
     for tool in $tools; do
         case $tool in racecheck | memcheck) lim=$limits all=1 ;; *) lim="" all="" ;; esac
+        # racecheck (shared memory) sees the host-input pipelines, whose kernel is day 06's, on
+        # the uniform distribution of each shape only
+        device=$([ "$tool" = racecheck ] && echo device)
         groups shape0 | while read -r program impls; do
-            plans=$(grep -cxF -f "$dir/shape0.plans" <<<"${impls//,/$'\n'}")
-            for dist in $([ -n "$all" ] && [ "$plans" -gt 0 ] && echo "$dists" || echo uniform); do
+            echo "$tool|$tool|$program|$shape0 --impl $impls --dist uniform"
+        done
+        groups shape0 plans "$device" | while read -r program impls; do
+            [ -z "$all" ] || for dist in ${dists#uniform }; do
                 echo "$tool|$tool|$program|$shape0 --impl $impls --dist $dist"
             done
         done
@@ -112,7 +123,7 @@ for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu"; done
             echo "$tool|$tool|$program|$shape1 --impl $impls"
         done
         for gpu in $lim; do
-            groups "$gpu" plans | while read -r program impls; do
+            groups "$gpu" plans "$device" | while read -r program impls; do
                 echo "limited to $gpu|$tool|$program|$shape0 --gpu-limits $gpu --impl $impls"
             done
         done
