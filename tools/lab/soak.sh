@@ -7,7 +7,8 @@
 # against the reference itself (a mismatch is exit status 1) and must exit 0; an --output must
 # then be a whole .npy; nothing may be left in the run's folder but the files asked for. It watches
 # each process's peak host memory and the GPU's used memory (sampled every second), and ends with
-# one long process (the course runner, 300 repetitions) whose host and GPU memory must not grow.
+# a long process (the course runner) run for 30 and for 300 repetitions: its peak host and GPU
+# memory must not grow with them.
 # Prints one line per 100 runs of each worker and a summary; exit status 1 on any failure.
 set -u
 build=${1:?usage: soak.sh BUILD_DIR [RUNS] [SEED]}
@@ -106,20 +107,34 @@ peak_rss=$(cat "$work"/w*.result 2>/dev/null | awk '$2 > m { m = $2 } END { prin
 [ "$(find "$work" -name 'w*.result' | wc -l)" -eq "$jobs_max" ] || { fail=$((fail + 1)); echo "soak: a worker did not finish"; }
 rm -f "$work"/w*.result
 
-# one long process: its host and GPU memory after 30 and after 300 repetitions
-"$build/course" --rows 262144 --channels 513 --reps 300 --warmup 0 >"$work/long.log" 2>&1 &
-pid=$!
-sleep 3
-rss0=$(awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null)
-gpu0=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
-rss1=$rss0 gpu1=$gpu0
-while kill -0 $pid 2>/dev/null; do
-    r=$(awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null) && [ -n "$r" ] && rss1=$r
-    g=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
-    [ -z "$g" ] || gpu1=$g
-    sleep 1
-done
-wait $pid || { fail=$((fail + 1)); echo "soak: the long run failed"; tail -n 5 "$work/long.log"; }
+# two long processes, the same but for their repetitions, 30 then 300: memory kept per repetition
+# would make the second's peaks higher (host: the peak RSS; GPU: its used memory, sampled twice a
+# second); each peak is a phase of the run (the GPU implementations' workspaces come and go), so the
+# peaks are what is compared, not a sample early and a sample late
+long_run() {
+    local reps=$1 pid g peak=0
+    "$build/course" --rows 262144 --channels 513 --reps "$reps" --warmup 0 >"$work/long.log" 2>&1 &
+    pid=$!
+    while kill -0 $pid 2>/dev/null; do
+        awk '/VmHWM/ { print $2 }' /proc/$pid/status >"$work/long.hwm" 2>/dev/null
+        g=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
+        [ -z "$g" ] || [ "$g" -le "$peak" ] || peak=$g
+        sleep 0.5
+    done
+    wait $pid || { fail=$((fail + 1)); echo "soak: the long run ($reps repetitions) failed"; tail -n 5 "$work/long.log"; }
+    echo "$(($(cat "$work/long.hwm" 2>/dev/null || echo 0) / 1024)) $peak" >"$work/long.$reps"
+}
+long_run 30
+long_run 300
+read -r host30 gpu30 <"$work/long.30"
+read -r host300 gpu300 <"$work/long.300"
+rm -f "$work/long.hwm" "$work/long.30" "$work/long.300"
+# growth beyond 2% + 16 MiB (allocator and driver granularity) is memory kept per repetition
+grew() { [ "$2" -gt $(($1 + $1 / 50 + 16)) ]; }
+if grew "$host30" "$host300" || grew "$gpu30" "$gpu300"; then
+    fail=$((fail + 1))
+    echo "soak: the long run's peak memory grew with its repetitions: host $host30 -> $host300 MiB, GPU $gpu30 -> $gpu300 MiB"
+fi
 kill "$sampler" 2>/dev/null
 sleep 1
 used_after=$(gpu_used)
@@ -128,5 +143,5 @@ left=$(find "$work" -mindepth 1 ! -name long.log ! -name gpu-samples | wc -l)
 [ "$left" -eq 0 ] || { fail=$((fail + 1)); echo "soak: files left behind: $(ls "$work")"; }
 echo "soak: $runs runs ($jobs_max at a time) on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $fail failed;" \
     "peak host memory of a run $((peak_rss / 1024)) MiB; GPU memory used peak $gpu_peak MiB, before $used_before MiB, after $used_after MiB;" \
-    "long run (300 repetitions): host $((${rss0:-0} / 1024)) -> $((${rss1:-0} / 1024)) MiB, GPU ${gpu0:-?} -> ${gpu1:-?} MiB"
+    "long run, peaks after 30 and after 300 repetitions: host $host30 -> $host300 MiB, GPU $gpu30 -> $gpu300 MiB"
 [ $fail -eq 0 ]
