@@ -112,23 +112,24 @@ rm -f "$work"/w*.result
 # second); each peak is a phase of the run (the GPU implementations' workspaces come and go), so the
 # peaks are what is compared, not a sample early and a sample late
 long_run() {
-    local reps=$1 pid g peak=0
-    "$build/course" --rows 262144 --channels 513 --reps "$reps" --warmup 0 >"$work/long.log" 2>&1 &
+    local reps=$1 pid g h peak=0 hwm=0
+    "$build/course" --rows 65536 --channels 513 --reps "$reps" --warmup 0 >"$work/long.log" 2>&1 &
     pid=$!
     while kill -0 $pid 2>/dev/null; do
-        awk '/VmHWM/ { print $2 }' /proc/$pid/status >"$work/long.hwm" 2>/dev/null
+        h=$(awk '/VmHWM/ { print $2 }' /proc/$pid/status 2>/dev/null)
+        [ -z "$h" ] || [ "$h" -le "$hwm" ] || hwm=$h
         g=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p=$pid '$1 == p { print $2 }')
         [ -z "$g" ] || [ "$g" -le "$peak" ] || peak=$g
         sleep 0.5
     done
     wait $pid || { fail=$((fail + 1)); echo "soak: the long run ($reps repetitions) failed"; tail -n 5 "$work/long.log"; }
-    echo "$(($(cat "$work/long.hwm" 2>/dev/null || echo 0) / 1024)) $peak" >"$work/long.$reps"
+    echo "$((hwm / 1024)) $peak" >"$work/long.$reps"
 }
 long_run 30
 long_run 300
 read -r host30 gpu30 <"$work/long.30"
 read -r host300 gpu300 <"$work/long.300"
-rm -f "$work/long.hwm" "$work/long.30" "$work/long.300"
+rm -f "$work/long.30" "$work/long.300"
 # growth beyond 2% + 16 MiB (allocator and driver granularity) is memory kept per repetition
 grew() { [ "$2" -gt $(($1 + $1 / 50 + 16)) ]; }
 if grew "$host30" "$host300" || grew "$gpu30" "$gpu300"; then
