@@ -4,7 +4,13 @@ Every kept file names the commit it was measured at: the runner's CSVs in their 
 the others in their first line ("# GPU, date, course COMMIT: command"). A table is stale when one
 of its files names no commit (measured before commits were recorded), a commit this history does
 not hold, or one after which a measured source changed: the kernel files of the page's lesson
-(its folder's .cu, .cuh and .c files other than tests) and the harness's timing code."""
+(its folder's .cu, .cuh and .c files other than tests) and the harness's timing code. A file that
+holds several runs (make answers' logs, one header each) is judged by its last run; the table
+names each row's run.
+
+Two kinds of kept file are never stale: a record of a version tried (TAG-try_NAME: the code before
+a change, or a variant built for one run; the line under its table says so and names the commit),
+and published figures of others (published_NAME: not a measurement of ours)."""
 import csv
 import glob
 import os
@@ -21,15 +27,21 @@ counts = {"tables": 0, "stale": 0}
 
 
 def measured_commit(name):
-    """The commit NAME was measured at ('-dirty' dropped), or None if it names none."""
+    """The commit NAME was measured at ('-dirty' dropped; its last run's, if it holds several), or
+    None if it names none."""
     with open(data_path(name), newline="") as f:
         lines = list(f)
     if name.endswith(".csv") and lines and not lines[0].startswith("#"):
         row = next(csv.DictReader(lines), {})
         return (row.get("commit") or "").replace("-dirty", "") or None
-    head = next((line for line in lines if line.startswith("# ")), "")
-    m = re.search(r", course (\S+?)(-dirty)?:", head)
-    return m.group(1) if m and m.group(1) != "?" else None
+    commits = [m.group(1) for line in lines if line.startswith("# ")
+               for m in [re.search(r"\bcourse ([0-9a-f]{7,40})\b", line)] if m]
+    return commits[-1] if commits else None
+
+
+def is_try(name):
+    """A record of a version tried, kept as it was measured (TAG-try_NAME)."""
+    return "-try_" in name
 
 
 def sources_of(page):
@@ -64,7 +76,10 @@ def stale_line(page, names):
     if _git("rev-parse", "--git-dir").returncode != 0:
         return None  # no history to compare with (an exported copy)
     sources = sources_of(page)
+    tried = [n for n in dict.fromkeys(names) if is_try(n)]
     for name in dict.fromkeys(names):
+        if name.startswith("published_") or is_try(name):
+            continue
         commit = measured_commit(name)
         if commit is None:
             why = f"{name} was measured before the course recorded commits"
@@ -80,4 +95,7 @@ def stale_line(page, names):
                 continue
         counts["stale"] += 1
         return f"*Stale: {why}: make measure on the GPU, then make tables.*"
+    if tried:
+        return "*" + "; ".join(f"{n}: a record of the version tried at {measured_commit(n) or '?'}"
+                               for n in tried) + ", kept as measured; not the code as it is now.*"
     return None
