@@ -362,6 +362,17 @@ fuzz:
 	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=build/fuzz-cli- build/fuzz-cli-corpus tests/fuzz/cli-seeds
 
+# make fuzz, its runs' summaries kept for docs/RELIABILITY.md as docs/data/$(FUZZ_TAG)_fuzz.txt
+# (FUZZ_TAG names the machine; default dev-Ncore), its first line the CPU, the date and the commit
+FUZZ_TAG ?= dev-$(shell nproc)core
+.PHONY: fuzz-kept
+fuzz-kept:
+	@set -e; f=docs/data/$(FUZZ_TAG)_fuzz.txt; \
+	{ echo "# $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1) ($$(nproc) cores), $$(date -u +%Y-%m-%dT%H:%M:%SZ), course $$(git describe --always --dirty 2>/dev/null || echo '?'): make fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)"; \
+	  $(MAKE) -s --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) 2>&1 | \
+	    grep -E "^(\./build/fuzz|Done [0-9]+ runs|stat::(number_of_executed_units|peak_rss_mb|new_units_added)|==[0-9]+==ERROR|SUMMARY)"; } \
+	  > $$f.tmp; mv $$f.tmp $$f; cat $$f
+
 # compute-sanitizer's four tools over every GPU implementation (needs a GPU), after the smallest
 # program that shows NCCL's own handled reports (NCCL_INIT above)
 sanitize: $(COURSE_BIN) $(NCCL_INIT)
@@ -434,6 +445,7 @@ help:
 	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
 	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
 	  "make fuzz" "libFuzzer on the .npy reader and the command line, FUZZ_SECONDS each" \
+	  "make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
 	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
