@@ -272,7 +272,7 @@ plot:
 # says how a README marks them), the lesson table of README.md included (it lists every lesson
 # folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
 # fails if the READMEs differ from docs/data.
-TABLE_PAGES = README.md docs/DAY00.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
+TABLE_PAGES = README.md docs/DAY00.md docs/RELIABILITY.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
               $(wildcard day*/ANSWERS.md)
 tables: gpus-page
 	@tools/build/ensure-deps.sh python3
@@ -369,7 +369,7 @@ FUZZ_TAG ?= dev-$(shell nproc)core
 fuzz-kept:
 	@set -e; f=docs/data/$(FUZZ_TAG)_fuzz.txt; \
 	{ echo "# $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1) ($$(nproc) cores), $$(date -u +%Y-%m-%dT%H:%M:%SZ), course $$(git describe --always --dirty 2>/dev/null || echo '?'): make fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)"; \
-	  $(MAKE) -s --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) 2>&1 | \
+	  $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) 2>&1 | \
 	    grep -E "^(\./build/fuzz|Done [0-9]+ runs|stat::(number_of_executed_units|peak_rss_mb|new_units_added)|==[0-9]+==ERROR|SUMMARY)"; } \
 	  > $$f.tmp; mv $$f.tmp $$f; cat $$f
 

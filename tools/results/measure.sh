@@ -25,6 +25,9 @@
 #            first (the same kernel, one process, no MPI), then 1 rank (NCCL), 2 and 4 sharing the
 #            GPU (MPI), 1, 2 and 4 counting on the CPU, and the same file read by 1, 2 and 4 ranks
 #            against `cat FILE > /dev/null` (the file in the page cache)
+# Two more, not in the default list (they check rather than time; docs/RELIABILITY.md shows them):
+#   sanitize make sanitize's verdicts (TAG_sanitize.txt)
+#   soak     tools/lab/soak.sh, 1,000 runs (TAG_soak.txt)
 set -eu
 build=$1 out=$2
 steps=${3:-}
@@ -248,7 +251,17 @@ EOF
           head -n 1 "$tmp/ranks.csv"; head -n 1 "$tmp/rows"; tail -n +2 "$tmp/ranks.csv" | head -n 6
           tail -n 1 "$tmp/rows"; tail -n +8 "$tmp/ranks.csv"; } > "$file.tmp"
         rm -rf "$tmp"; mv "$file.tmp" "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks)" >&2; exit 2 ;;
+    sanitize | soak)
+        file=$out/${tag}_$step.txt
+        echo "measure: $file"
+        if [ "$step" = sanitize ]; then cmd="make sanitize"; else cmd="tools/lab/soak.sh $build 1000"; fi
+        # the verdicts are kept whatever they are (a failure is a finding), and said here
+        { stamp "$cmd"
+          if [ "$step" = sanitize ]; then make -s sanitize 2>&1 | sed -n '/^sanitize: on/,$p'
+          else tools/lab/soak.sh "$build" 1000 2>&1; fi; } > "$file.tmp" || :
+        mv "$file.tmp" "$file"
+        tail -n 1 "$file" ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks sanitize soak)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
