@@ -334,7 +334,7 @@ docs:
 	    mkdir -p "$$dir/build"; cp -r build/docs "$$dir/build/";; esac; \
 	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md build/docs/*.md common tests $(ALL_LESSONS))"; \
 	  (cd "$$dir" && { cat docs/Doxyfile; \
-	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md docs/GPUS.md docs/ARCHITECTURE.md docs/LESSON_CONTRACT.md tools/README.md $$(ls tools/*/README.md | tr "\n" " ") common tests $(ALL_LESSONS)"; } | doxygen -); \
+	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md docs/GPUS.md docs/RELIABILITY.md docs/ARCHITECTURE.md docs/LESSON_CONTRACT.md tools/README.md $$(ls tools/*/README.md | tr "\n" " ") common tests $(ALL_LESSONS)"; } | doxygen -); \
 	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
 	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
 	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
