@@ -4,9 +4,10 @@
  *        for N = 1 .. every visible one, each GPU holding (or being sent) 512 MiB of the main
  *        preset's data: weak scaling, N x 512 MiB in all.
  *
- *  - data on the GPUs: each GPU counts its own 512 MiB with day 06's kernel, then one NCCL
- *    all-reduce leaves the sum on every GPU (day07_gpus_resident()); the L2 of every GPU is
- *    flushed before each repetition;
+ *  - data on the GPUs: each GPU counts its own 512 MiB with day 06's kernel, then the sum is
+ *    left on every GPU (day07_gpus_resident()) in two ways, each its own rows: every GPU reading
+ *    the others' histograms over NVLink and adding them in one kernel ("peer add"), and NCCL's
+ *    all-reduce; the L2 of every GPU is flushed before each repetition;
  *  - data on the host: N x 512 MiB in pinned host memory, each GPU pipelining its share
  *    (day07_gpus_host(), step 5 of pipeline.cu), the result back on the host; and, for what
  *    limits it, the same shares only copied, every GPU at once (the N-GPU pinned-copy floor),
@@ -30,7 +31,7 @@
 #define GPUS_MAX 16
 
 extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_samples,
-                                           const hist_problem *p, uint32_t *h_hist);
+                                           const hist_problem *p, uint32_t *h_hist, int peer);
 extern "C" hist_status day07_gpus_host(const hist_args *a, int n);
 
 /** @brief Everything the measurements share. */
@@ -81,19 +82,19 @@ static hist_status flush_l2(const bench *b, int n) {
     return HIST_OK;
 }
 
-/** @brief Data on the GPUs: median time of N GPUs counting their 512 MiB and all-reducing.
- * @param b the measurements @param n GPUs @param us median time @param ok exactness
- * @return HIST_OK or the error */
-static hist_status time_resident(bench *b, int n, double *us, int *ok) {
+/** @brief Data on the GPUs: median time of N GPUs counting their 512 MiB and summing.
+ * @param b the measurements @param n GPUs @param peer 1: the peer add, 0: ncclAllReduce
+ * @param us median time @param ok exactness @return HIST_OK or the error */
+static hist_status time_resident(bench *b, int n, int peer, double *us, int *ok) {
     double t[64];
     const uint8_t *const *d = (const uint8_t *const *)b->d_samples;
-    hist_status s = day07_gpus_resident(n, d, &b->p, b->got); /* warm-up, checked */
+    hist_status s = day07_gpus_resident(n, d, &b->p, b->got, peer); /* warm-up, checked */
     *ok = s == HIST_OK && exact(b, n);
     for (int r = 0; r < b->reps && s == HIST_OK; ++r) {
         if ((s = flush_l2(b, n)) != HIST_OK)
             break;
         const double t0 = hist_now_us();
-        s = day07_gpus_resident(n, d, &b->p, NULL);
+        s = day07_gpus_resident(n, d, &b->p, NULL, peer);
         t[r] = hist_now_us() - t0;
     }
     *us = median_of(t, b->reps);
@@ -201,32 +202,33 @@ static void teardown(bench *b) {
 /** @brief Measure and print every N; the CSV to @p csv if not NULL.
  * @param b the measurements @param csv the CSV file, or NULL @return HIST_OK or the error */
 static hist_status measure(bench *b, FILE *csv) {
-    double resident1 = 0, host1 = 0;
-    printf("%-14s %5s %10s %9s %9s %7s %10s %9s  %s\n", "data", "GPUs", "median", "GB/s",
+    static const char *const labels[] = {"on the GPUs (peer add)", "on the GPUs (ncclAllReduce)",
+                                         "on the host"};
+    double first[3] = {0, 0, 0};
+    printf("%-27s %5s %10s %9s %9s %7s %10s %9s  %s\n", "data", "GPUs", "median", "GB/s",
            "speed-up", "/ N", "copy only", "GB/s", "check");
     if (csv)
         fprintf(csv, "data,GPUs,median (ms),GB/s,speed-up,speed-up / N,copy only (ms),"
                      "copy GB/s,check\n");
-    for (int pass = 0; pass < 2; ++pass)
+    for (int pass = 0; pass < 3; ++pass)
         for (int n = 1; n <= b->gpus; ++n) {
             double us = 0, copy_us = 0;
             int ok = 0;
-            hist_status s =
-                pass == 0 ? time_resident(b, n, &us, &ok) : time_host(b, n, &us, &copy_us, &ok);
+            hist_status s = pass < 2 ? time_resident(b, n, pass == 0, &us, &ok)
+                                     : time_host(b, n, &us, &copy_us, &ok);
             if (s != HIST_OK)
                 return s;
-            double *first = pass == 0 ? &resident1 : &host1;
             if (n == 1)
-                *first = us;
+                first[pass] = us;
             const double gbs = (double)b->bytes * n / (us * 1e3);
-            const double speedup = n * *first / us;
+            const double speedup = n * first[pass] / us;
             char copy[32] = "-", copy_gbs[32] = "-";
-            if (pass == 1) {
+            if (pass == 2) {
                 snprintf(copy, sizeof copy, "%.3f", copy_us / 1e3);
                 snprintf(copy_gbs, sizeof copy_gbs, "%.1f", (double)b->bytes * n / (copy_us * 1e3));
             }
-            const char *label = pass == 0 ? "on the GPUs" : "on the host";
-            printf("%-14s %5d %7.3f ms %9.1f %8.2fx %7.2f %7s ms %9s  %s\n", label, n, us / 1e3,
+            const char *label = labels[pass];
+            printf("%-27s %5d %7.3f ms %9.1f %8.2fx %7.2f %7s ms %9s  %s\n", label, n, us / 1e3,
                    gbs, speedup, speedup / n, copy, copy_gbs, ok ? "exact" : "MISMATCH");
             if (csv)
                 fprintf(csv, "%s,%d,%.3f,%.1f,%.2fx,%.2f,%s,%s,%s\n", label, n, us / 1e3, gbs,

@@ -70,10 +70,14 @@ typedef struct gpu_state {
     size_t in_bytes;   /**< its size */
     uint32_t *d_hist;  /**< this GPU's histogram */
     size_t hist_bytes; /**< its size */
+    uint32_t *d_sum;   /**< the sum of every GPU's histogram (the peer all-reduce's result) */
+    size_t sum_bytes;  /**< its size */
+    cudaEvent_t counted; /**< recorded after this GPU's count (the peers wait for it) */
 } gpu_state;
 
 static gpu_state gpus[PIPE_MAX_GPUS];
 static int gpus_made; /* how many of gpus[] hold streams and events */
+static int peers_enabled; /* GPUs 0 .. peers_enabled-1 read each other's memory */
 #ifdef HIST_HAVE_NCCL
 static ncclComm_t comms[PIPE_MAX_GPUS];
 static int comm_count; /* GPUs of the communicator (0: none yet) */
@@ -92,8 +96,10 @@ static void release_all(void) {
             cudaStreamDestroy(gpus[i].streams[s]);
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             cudaEventDestroy(gpus[i].events[e]);
+        cudaEventDestroy(gpus[i].counted);
         cudaFree(gpus[i].d_in);
         cudaFree(gpus[i].d_hist);
+        cudaFree(gpus[i].d_sum);
     }
     gpus_made = 0;
 }
@@ -117,6 +123,7 @@ static hist_status make_gpus(int n) {
             HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->events[e], cudaEventDisableTiming));
+        HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->counted, cudaEventDisableTiming));
     }
     HIST_CUDA_TRY(cudaSetDevice(caller));
     return HIST_OK;
@@ -433,16 +440,17 @@ static hist_status all_reduce(int n, uint64_t counters) {
     return HIST_OK;
 }
 
-/* After every GPU's counts are queued (status @p s so far): the all-reduce, GPU 0's histogram to
-   @p h_hist (if not NULL), then wait for every GPU, on failure too, so that nothing queued
+#endif
+
+/* After every GPU's work is queued (status @p s so far): the @p counters at GPU 0's @p d_result
+   to @p h_hist (if not NULL), then wait for every GPU, on failure too, so that nothing queued
    outlives the call. Leaves the current device changed. */
-static hist_status reduce_and_wait(int n, uint64_t counters, uint32_t *h_hist, hist_status s) {
-    if (s == HIST_OK)
-        s = all_reduce(n, counters);
+static hist_status copy_back_and_wait(int n, const uint32_t *d_result, uint64_t counters,
+                                      uint32_t *h_hist, hist_status s) {
     if (s == HIST_OK && h_hist &&
         (cudaSetDevice(0) != cudaSuccess ||
-         cudaMemcpyAsync(h_hist, gpus[0].d_hist, counters * sizeof(uint32_t),
-                         cudaMemcpyDeviceToHost, gpus[0].streams[0]) != cudaSuccess))
+         cudaMemcpyAsync(h_hist, d_result, counters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                         gpus[0].streams[0]) != cudaSuccess))
         s = hist_fail(HIST_ERR_CUDA, "copying the histogram back: %s",
                       cudaGetErrorString(cudaGetLastError()));
     for (int i = 0; i < n; ++i)
@@ -452,7 +460,6 @@ static hist_status reduce_and_wait(int n, uint64_t counters, uint32_t *h_hist, h
                               cudaGetErrorString(cudaGetLastError()));
     return s;
 }
-#endif
 
 /* GPUs this process sees (at most PIPE_MAX_GPUS). */
 static int visible_gpus(void) {
@@ -490,52 +497,182 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
         else
             s = enqueue_copy_stream(&gpus[i], &share, a->samples + first * p->channels);
     }
-    s = reduce_and_wait(n, counters, a->hist, s);
+    if (s == HIST_OK)
+        s = all_reduce(n, counters);
+    s = copy_back_and_wait(n, gpus[0].d_hist, counters, a->hist, s);
     cudaSetDevice(caller);
     return s;
 #endif
 }
 
+/* ---- the sum without NCCL: each GPU reads the others' histograms over NVLink ---- */
+
+/** @brief Histograms to add: device pointers that the GPU running the kernel can read (its own,
+ *  its peers' through peer access or CUDA IPC). Passed by value: no copy before the launch. */
+typedef struct day07_histograms {
+    const uint32_t *hist[PIPE_MAX_GPUS]; /**< the histograms */
+    int n;                               /**< how many */
+} day07_histograms;
+
+/** @brief out[k] = the sum over g of in.hist[g][k], four counters a thread (16-byte loads, which
+ *  NVLink carries whole), then the tail. @p out may be one of the inputs (each counter is read and
+ *  written by the same thread). */
+__global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters) {
+    const uint64_t quads = counters / 4, stride = (uint64_t)gridDim.x * blockDim.x;
+    const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (uint64_t q = first; q < quads; q += stride) {
+        uint4 acc = reinterpret_cast<const uint4 *>(in.hist[0])[q];
+        for (int g = 1; g < in.n; ++g) {
+            const uint4 v = reinterpret_cast<const uint4 *>(in.hist[g])[q];
+            acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+        }
+        reinterpret_cast<uint4 *>(out)[q] = acc;
+    }
+    for (uint64_t k = quads * 4 + first; k < counters; k += stride) {
+        uint32_t acc = 0;
+        for (int g = 0; g < in.n; ++g)
+            acc += in.hist[g][k];
+        out[k] = acc;
+    }
+}
+
+/**
+ * @brief Queue `out = hists[0] + ... + hists[n-1]` on @p stream of the current GPU: one kernel
+ *        that reads every histogram where it lies (peers' over NVLink). Every pointer must be
+ *        readable from the current GPU and 16-byte aligned (cudaMalloc's are). For ranks.cu too.
+ * @param out the sum (may be hists[k])
+ * @param hists the histograms, @p n of them (1 .. 16)
+ * @param n how many
+ * @param counters counters per histogram
+ * @param stream the stream
+ * @return HIST_OK, HIST_ERR_USAGE for a bad @p n, or the launch's error
+ */
+extern "C" hist_status day07_add_histograms(uint32_t *out, const uint32_t *const *hists, int n,
+                                            uint64_t counters, cudaStream_t stream) {
+    if (n < 1 || n > PIPE_MAX_GPUS)
+        return hist_fail(HIST_ERR_USAGE, "%d histograms to add: 1 to %d", n, PIPE_MAX_GPUS);
+    day07_histograms in;
+    memset(&in, 0, sizeof in);
+    for (int g = 0; g < n; ++g)
+        in.hist[g] = hists[g];
+    in.n = n;
+    /* one 16-byte load per thread and histogram: 512 KiB (the main preset) is 128 blocks */
+    const uint64_t threads = 256, quads = counters / 4 + counters % 4;
+    const uint64_t blocks = quads == 0 ? 1 : (quads + threads - 1) / threads;
+    add_histograms<<<(unsigned)(blocks < 4096 ? blocks : 4096), (unsigned)threads, 0, stream>>>(
+        out, in, counters);
+    HIST_CUDA_TRY(cudaGetLastError());
+    return HIST_OK;
+}
+
+/* Let GPUs 0 .. n-1 read each other's memory (once per process). NCCL, where it ran first, may
+   have enabled some pairs already: cudaErrorPeerAccessAlreadyEnabled is then no error. */
+static hist_status enable_peers(int n) {
+    for (int i = 0; i < n && peers_enabled < n; ++i) {
+        HIST_CUDA_TRY(cudaSetDevice(i));
+        for (int j = 0; j < n; ++j) {
+            if (j == i || (i < peers_enabled && j < peers_enabled))
+                continue;
+            int can = 0;
+            HIST_CUDA_TRY(cudaDeviceCanAccessPeer(&can, i, j));
+            if (!can)
+                return hist_fail(HIST_ERR_UNSUPPORTED,
+                                 "GPU %d cannot read GPU %d's memory (no peer access between them):"
+                                 " sum through NCCL instead",
+                                 i, j);
+            const cudaError_t e = cudaDeviceEnablePeerAccess(j, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                HIST_CUDA_TRY(e);
+        }
+    }
+    if (n > peers_enabled)
+        peers_enabled = n;
+    return HIST_OK;
+}
+
+/* After every GPU's count is queued on its stream 0: each GPU waits for every other's count and
+   adds all n histograms into its d_sum (every GPU holds the sum, as after an all-reduce). */
+static hist_status peer_all_reduce(int n, uint64_t counters) {
+    const uint32_t *hists[PIPE_MAX_GPUS];
+    for (int g = 0; g < n; ++g) {
+        hists[g] = gpus[g].d_hist;
+        HIST_CUDA_TRY(cudaSetDevice(g));
+        HIST_CUDA_TRY(cudaEventRecord(gpus[g].counted, gpus[g].streams[0]));
+    }
+    for (int g = 0; g < n; ++g) {
+        HIST_CUDA_TRY(cudaSetDevice(g));
+        for (int other = 0; other < n; ++other)
+            if (other != g)
+                HIST_CUDA_TRY(cudaStreamWaitEvent(gpus[g].streams[0], gpus[other].counted, 0));
+        hist_status s = day07_add_histograms(gpus[g].d_sum, hists, n, counters, gpus[g].streams[0]);
+        if (s != HIST_OK)
+            return s;
+    }
+    return HIST_OK;
+}
+
 /**
  * @brief For `make gpus` (gpus.cu): the case of data already on the GPUs. GPU i counts the
  *        `[rows, channels]` bytes at its device pointer @p d_samples[i] into its own histogram,
- *        then one all-reduce leaves the sum on every GPU (where, as in XGBoost's `gpu_hist`, the
- *        next step would use it); the call returns when every GPU is done.
+ *        then the histograms are summed so that every GPU holds the sum (where, as in XGBoost's
+ *        `gpu_hist`, the next step would use it); the call returns when every GPU is done.
+ *        Two ways to sum, compared in the README: NCCL's all-reduce (@p peer 0), or each GPU
+ *        reading the others' histograms over NVLink in one kernel (@p peer 1, no NCCL needed).
  * @param n how many GPUs (0 .. n-1)
  * @param d_samples each GPU's input, on that GPU
  * @param p the shape of each GPU's input
  * @param h_hist if not NULL, receives the summed `[channels, bins]` histogram (from GPU 0)
- * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED without NCCL
+ * @param peer 1: the peer add; 0: ncclAllReduce
+ * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED (NCCL not built, or no peer
+ *         access between two of the GPUs)
  */
 extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_samples,
-                                           const hist_problem *p, uint32_t *h_hist) {
+                                           const hist_problem *p, uint32_t *h_hist, int peer) {
 #ifndef HIST_HAVE_NCCL
-    (void)n, (void)d_samples, (void)p, (void)h_hist;
-    return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
-#else
+    if (!peer)
+        return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
+#endif
     if (n < 1 || n > visible_gpus())
         return hist_fail(HIST_ERR_USAGE, "%d GPUs asked, %d visible", n, visible_gpus());
     const uint64_t counters = hist_counters(p);
+    const size_t hist_bytes = at_least_16(counters * sizeof(uint32_t));
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
     hist_status s = make_gpus(n);
-    if (s == HIST_OK)
+#ifdef HIST_HAVE_NCCL
+    if (s == HIST_OK && !peer)
         s = make_comms(n);
+#endif
+    if (s == HIST_OK && peer)
+        s = enable_peers(n);
     for (int i = 0; i < n && s == HIST_OK; ++i) {
         if (cudaSetDevice(i) != cudaSuccess) {
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
             break;
         }
-        s = ensure_buffers(&gpus[i], 16, at_least_16(counters * sizeof(uint32_t)));
+        s = ensure_buffers(&gpus[i], 16, hist_bytes);
+        if (s == HIST_OK && peer)
+            s = grow((void **)&gpus[i].d_sum, &gpus[i].sum_bytes, hist_bytes);
         const hist_args on_gpu = {p, d_samples[i], gpus[i].d_hist, NULL, &gpus[i].dev, 1};
         uint32_t blocks;
         if (s == HIST_OK)
             s = day06_final_launch(&on_gpu, 1, gpus[i].streams[0], NULL, &blocks);
     }
-    s = reduce_and_wait(n, counters, h_hist, s);
+    if (peer) {
+        if (s == HIST_OK)
+            s = peer_all_reduce(n, counters);
+        s = copy_back_and_wait(n, gpus[0].d_sum, counters, h_hist, s);
+    } else {
+#ifdef HIST_HAVE_NCCL
+        if (s == HIST_OK)
+            s = all_reduce(n, counters);
+        s = copy_back_and_wait(n, gpus[0].d_hist, counters, h_hist, s);
+#endif
+    }
     cudaSetDevice(caller);
     return s;
-#endif
 }
 
 /**

@@ -407,31 +407,89 @@ static void test_ranks_failures(void **state) {
     assert_int_equal(access(good, F_OK), -1);
 }
 
-/* On a GPU: one rank counts with day 06's kernel and reduces through NCCL; two share the GPU and
-   reduce through MPI; both exact. */
+/** @brief @p np ranks of @p args plus `--reps 2` and `--output`: exact, and the report names
+ *  @p reduce (how the counts were summed). */
+static void ranks_path(int np, char *const *args, const char *expected, const char *reduce) {
+    char out[8192], err[4096], out_path[128], *all[32];
+    int k = 0;
+    for (; args[k]; ++k)
+        all[k] = args[k];
+    snprintf(out_path, sizeof out_path, "%s/ranks-path.npy", test_tmp_dir);
+    unlink(out_path);
+    all[k++] = "--reps";
+    all[k++] = "2";
+    all[k++] = "--output";
+    all[k++] = out_path;
+    all[k] = NULL;
+    const int rc = run_ranks(np, all, out, sizeof out, err, sizeof err);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    print_message("%d ranks%s%s: %.*s", np, visible ? ", CUDA_VISIBLE_DEVICES=" : "",
+                  visible ? visible : "", (int)strcspn(out, "\n") + 1, out);
+    if (rc != 0)
+        fail_msg("%d ranks: exit %d: %s", np, rc, err);
+    assert_non_null(strstr(out, "check: exact"));
+    if (!strstr(out, reduce))
+        fail_msg("%d ranks: the reduce is not %s: %s", np, reduce, out);
+    char cmp[512];
+    snprintf(cmp, sizeof cmp, "cmp -s %s %s", out_path, expected);
+    if (system(cmp) != 0)
+        fail_msg("%d ranks: the output differs from the reference", np);
+}
+
+/* On a GPU, whatever the machine's GPU count G (1, 2, 4, 8): every path on purpose. MPI with two
+   ranks (`--path mpi`); the peer path and NCCL's with one rank per GPU for 1 .. G ranks (the
+   peer path is auto's choice there); G + 1 ranks share a GPU and auto takes MPI; and two ranks
+   under CUDA_VISIBLE_DEVICES=0 (one GPU seen on a bigger machine) take MPI too. All exact. */
 static void test_ranks_on_the_gpu(void **state) {
     (void)state;
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
-    (void)dev;
-    char ranks[1024], expected[128], out[8192], err[4096];
+    char ranks[1024], expected[128], err[4096];
     REQUIRE_RANKS(ranks);
     snprintf(expected, sizeof expected, "%s/expected.npy", test_tmp_dir);
     hist_dataset d = test_data(100003, 129, (hist_binning){0, 255, 1}, (hist_dist){0, 0}, 11);
     reference_npy(&d, expected);
-    char *args[] = {"--rows", "100003", "--channels", "129", "--seed", "11", NULL};
-    ranks_exact(1, args, expected);
-    ranks_exact(2, args, expected);
-    char *one[] = {"--rows", "100003", "--channels", "129", "--seed", "11", "--reps", "2", NULL};
-    assert_int_equal(run_ranks(1, one, out, sizeof out, err, sizeof err), 0);
-    assert_non_null(strstr(out, "count: gpu_roofline"));
-    const hist_impl *gpus = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
+    char *args[] = {"--rows", "100003", "--channels", "129", "--seed", "11", NULL, NULL, NULL};
+    const int gpus = hist_gpu_count() < 8 ? hist_gpu_count() : 8;
+    ranks_path(2, args, expected, "MPI_Reduce");
+    args[6] = "--path";
+    args[7] = "mpi";
+    ranks_path(2, args, expected, "MPI_Reduce");
+    const hist_impl *gpus_nccl = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
     hist_problem p = {1, 1, {0, 255, 1}};
-    if (!gpus->unsupported(&p, dev))
-        assert_non_null(strstr(out, "ncclReduce"));
-    assert_int_equal(run_ranks(2, one, out, sizeof out, err, sizeof err), 0);
-    assert_non_null(strstr(out, "MPI_Reduce"));
-    assert_non_null(strstr(out, "share"));
+    const int nccl = gpus_nccl->unsupported(&p, dev) == NULL; /* built with NCCL */
+    for (int np = 1; np <= gpus; ++np) {
+        args[6] = NULL;
+        ranks_path(np, args, expected, "peer: rank 0's GPU adds");
+        args[6] = "--path";
+        args[7] = "peer";
+        ranks_path(np, args, expected, "peer: rank 0's GPU adds");
+        if (!nccl)
+            continue;
+        args[7] = "nccl";
+        ranks_path(np, args, expected, "ncclReduce");
+        if (np == 2) {
+            args[7] = "nccl-allreduce";
+            ranks_path(np, args, expected, "ncclAllReduce");
+        }
+    }
+    args[6] = NULL;
+    ranks_path(gpus + 1, args, expected, "MPI_Reduce");
+    /* a path that cannot be had is refused, on every rank, in one line */
+    char out[8192], *peer_shared[] = {"--rows", "10", "--path", "peer", NULL};
+    assert_int_equal(run_ranks(gpus + 1, peer_shared, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--path peer: "));
+    /* one GPU seen: two ranks share it */
+    const char *saved = getenv("CUDA_VISIBLE_DEVICES");
+    char keep[256] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    ranks_path(2, args, expected, "2 ranks share 1 GPU");
+    if (saved)
+        setenv("CUDA_VISIBLE_DEVICES", keep, 1);
+    else
+        unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
 /**

@@ -18,10 +18,14 @@
 # Which implementations run on a shape, and which chose a plan, come from one plain run of it by
 # the course runner (none it skipped, outside their constraints). SANITIZE_ALONE (default
 # gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck) run alone, by
-# memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's.
-# Fails on any report but NCCL's own handled ones, which NCCL_INIT (tests/sanitize/nccl_init.cu,
-# built where NCCL is found) shows alone first. SANITIZE_TOOLS picks some of the four tools;
-# SANITIZE_TIMES=FILE keeps every run's seconds.
+# memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's;
+# initcheck runs them under NCCL_PROTO=Simple (NCCL's LL protocol polls flag words before the peer
+# writes them, which initcheck reports as uninitialised reads; Simple reads only what it wrote).
+# Fails on any report but NCCL's own handled errors (cudaErrorNoKernelImageForDevice and, with
+# several GPUs, cudaErrorPeerAccessAlreadyEnabled, each from a libnccl frame), which NCCL_INIT
+# (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first, with LL's
+# uninitialised reads and their absence under Simple. SANITIZE_TOOLS picks some of the four
+# tools; SANITIZE_TIMES=FILE keeps every run's seconds.
 set -u
 bin=$1
 repro=${2:-}
@@ -35,24 +39,52 @@ start=$(date +%s)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # the GPU as the harness reports it ("... limited to rtx4090" under GPU_LIMITS)
-echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p')"
+# how many GPUs it sees (CUDA_VISIBLE_DEVICES, else nvidia-smi's list)
+if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+else
+    ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+fi
+echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p') ($ngpus GPU$([ "$ngpus" = 1 ] || echo s) visible)"
 
-# NCCL's own handled error: on initialisation it asks the runtime about each of its kernels
-# (cudaFuncGetAttributes in ncclInitKernelsForDevice) and skips those built for other GPUs, which
-# memcheck reports as cudaErrorNoKernelImageForDevice. Exactly those reports, whose first host frame
-# is in libnccl, are excluded and counted; every other report fails the run.
+# NCCL's own handled errors: on initialisation it asks the runtime about each of its kernels
+# (cudaFuncGetAttributes in ncclInitKernelsForDevice) and skips those built for other GPUs
+# (cudaErrorNoKernelImageForDevice); between GPUs it enables peer access for each connection and
+# takes "already enabled" as done (cudaDeviceEnablePeerAccess in p2pMap,
+# cudaErrorPeerAccessAlreadyEnabled). Exactly those reports, whose first host frame is in libnccl,
+# are excluded and counted; every other report fails the run. nccl_handled [KIND]: their count.
+NCCL_KINDS="cudaErrorNoKernelImageForDevice cudaErrorPeerAccessAlreadyEnabled"
 nccl_handled() {
-    awk '/^========= Program hit cudaErrorNoKernelImageForDevice/ { want = 1; next }
+    awk -v kinds="${1:-$NCCL_KINDS}" 'BEGIN { split(kinds, k, " "); for (i in k) want_kind[k[i]] = 1 }
+         /^========= Program hit cudaError/ { want = want_kind[$4]; next }
          want && /Host Frame:/ { if ($0 ~ /libnccl\.so/) n++; want = 0 }
          END { print n + 0 }'
 }
 errors_of() { sed -n 's/.*SUMMARY: \([0-9]*\) error.*/\1/p' | tail -n 1; }
+# the initcheck runs of NCCL's communicators, under its Simple protocol (said in the verdicts)
+NCCL_INITCHECK_ENV="NCCL_PROTO=Simple"
 if [ -n "$repro" ]; then
     out=$(compute-sanitizer --tool memcheck --print-limit 1000 "$repro" 2>&1)
     rc=$?
     n=$(printf '%s\n' "$out" | errors_of)
-    where=$(printf '%s\n' "$out" | grep -A3 "cudaErrorNoKernelImageForDevice" | grep -o "cudaFuncGetAttributes\|ncclInitKernelsForDevice" | sort -u | tr '\n' ' ')
-    echo "sanitize: NCCL alone ($repro: one communicator made and destroyed): exit $rc, ${n:-?} memcheck reports, $(printf '%s\n' "$out" | nccl_handled) of them cudaErrorNoKernelImageForDevice from libnccl (${where% })"
+    what=$(printf '%s\n' "$out" | grep -m1 '^nccl_init:' | sed 's/^nccl_init: //')
+    kinds=""
+    for kind in $NCCL_KINDS; do
+        k=$(printf '%s\n' "$out" | nccl_handled "$kind")
+        [ "$k" -eq 0 ] || kinds="$kinds, $k $kind"
+    done
+    echo "sanitize: NCCL alone ($repro: ${what:-failed}): memcheck: exit $rc, ${n:-?} reports${kinds:+: }${kinds#, } (each from libnccl)"
+    uninit() { grep -c 'Uninitialized __global__ memory read'; }
+    lines() { printf '%s\n' "$1" | grep -A2 'Uninitialized __global__' | grep -o 'ncclDevKernel_[A-Za-z0-9_]*' | sort -u | head -n 2 | paste -sd' '; }
+    out=$(compute-sanitizer --tool initcheck --print-limit 100000 "$repro" 2>&1)
+    ll=$(printf '%s\n' "$out" | uninit)
+    # shellcheck disable=SC2086
+    simple=$(env $NCCL_INITCHECK_ENV compute-sanitizer --tool initcheck --error-exitcode 9 --print-limit 100000 "$repro" 2>&1)
+    src=$?
+    where=""
+    [ "$ll" -eq 0 ] || where=" (in $(lines "$out"))"
+    echo "sanitize: NCCL alone: initcheck: $ll uninitialised reads under NCCL's default protocols$where; under $NCCL_INITCHECK_ENV: exit $src, $(printf '%s\n' "$simple" | uninit)"
+    [ "$src" -eq 0 ] || { echo "sanitize: NCCL_PROTO=Simple does not make NCCL's all-reduce clean under initcheck:" >&2; printf '%s\n' "$simple" | tail -n 20 >&2; exit 1; }
 fi
 
 # NAME ARGS: one plain run of ARGS by the course runner: $dir/NAME.LESSON, the implementations of
@@ -137,8 +169,15 @@ run_one() {
     local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
     [ "$tool" = memcheck ] && extra="--leak-check full"
     # shellcheck disable=SC2086
-    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
-        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
+    # NCCL's communicators under initcheck: its Simple protocol (NCCL_INITCHECK_ENV, above)
+    case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_ENV" ;; esac
+    # shellcheck disable=SC2086
+    case $extra in
+    NCCL_*) env $extra compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000 \
+        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1 ;;
+    *) compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
+        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1 ;;
+    esac
     echo $? >"$dir/$id.rc"
     echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
     [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
@@ -178,13 +217,16 @@ awk '!seen[$0]++' "$dir/groups" | while read -r group; do
     n=$(grep -cx "$group" "$dir/groups")
     x=$(awk -F'|' -v g="$group" '$1 == g { s += $2 } END { print s + 0 }' "$dir/excluded")
     case $group in limited*) what="$group (racecheck and memcheck)" ;;
-                   memcheck) what="memcheck (--leak-check full)" ;; *) what=$group ;; esac
+                   memcheck) what="memcheck (--leak-check full)" ;;
+                   *alone) what="$group (memcheck; initcheck under $NCCL_INITCHECK_ENV)" ;;
+                   *) what=$group ;; esac
     echo "$what: $(grep -qx "$group" "$dir/failed" && echo 'reports above' || echo clean) in $n runs$([ "$x" -gt 0 ] && echo "; $x NCCL reports excluded")"
 done
 echo "sanitize: the longest runs: $(cat "$dir"/*.s | sort -rn | head -n 3 | paste -sd ';' | sed 's/;/; /g')"
 impls=$(cut -d'|' -f4 "$dir/plan" | grep -o -- '--impl [^ ]*' | cut -c8- | tr ',' '\n' | sort -u | wc -l)
 echo "sanitize: $id runs (each a lesson's implementations together) of $impls GPU implementations ($jobs_max at a time) in" \
     "$(($(date +%s) - start)) s, $([ $status -eq 0 ] && echo 'all clean' || echo 'FAILURES above')$([ $excluded -gt 0 ] &&
-    echo "; $excluded reports excluded: NCCL's own handled cudaErrorNoKernelImageForDevice in" \
-         "ncclInitKernelsForDevice (it probes its kernels for other GPUs), nothing else")"
+    echo "; $excluded reports excluded: NCCL's own handled errors from libnccl" \
+         "(cudaErrorNoKernelImageForDevice: it probes its kernels for other GPUs;" \
+         "cudaErrorPeerAccessAlreadyEnabled: peer access it finds enabled), nothing else")"
 exit $status

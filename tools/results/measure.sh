@@ -25,13 +25,17 @@
 #            first (the same kernel, one process, no MPI), then 1 rank (NCCL), 2 and 4 sharing the
 #            GPU (MPI), 1, 2 and 4 counting on the CPU, and the same file read by 1, 2 and 4 ranks
 #            against `cat FILE > /dev/null` (the file in the page cache)
+#   reduce   day 07's ways to sum the ranks' histograms, side by side (TAG_reduce.csv), one rank per
+#            GPU (2 .. 8 GPUs; skipped on one): the peer path, ncclReduce under each of NCCL's
+#            protocols (NCCL_PROTO unset, LL, LL128, Simple), ncclAllReduce and MPI, on the main
+#            preset; then the peer path, ncclReduce and MPI on 8x its rows
 # Two more, not in the default list (they check rather than time; docs/RELIABILITY.md shows them):
 #   sanitize make sanitize's verdicts (TAG_sanitize.txt)
 #   soak     tools/lab/soak.sh, 1,000 runs (TAG_soak.txt)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks reduce"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -251,6 +255,26 @@ EOF
           head -n 1 "$tmp/ranks.csv"; head -n 1 "$tmp/rows"; tail -n +2 "$tmp/ranks.csv" | head -n 6
           tail -n 1 "$tmp/rows"; tail -n +8 "$tmp/ranks.csv"; } > "$file.tmp"
         rm -rf "$tmp"; mv "$file.tmp" "$file" ;;
+    reduce)
+        file=$out/${tag}_reduce.csv
+        ranks=$build/day07_scale/ranks
+        [ -x "$ranks" ] || { echo "measure: $ranks is not built (Open MPI: make nccl-info DAY=07)" >&2; exit 2; }
+        ngpus=$(nvidia-smi -L | grep -c '^GPU')
+        [ "$ngpus" -le 8 ] || ngpus=8
+        if [ "$ngpus" -lt 2 ]; then echo "measure: reduce skipped: one GPU (it compares sums across GPUs)"; continue; fi
+        echo "measure: $file"
+        mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
+        tmp=$(mktemp -d)
+        # METHOD: PATH or PATH:NCCL_PROTO (mpirun passes the environment to its local ranks)
+        one() { rows=$1 method=$2
+            proto=$(echo "$method" | cut -s -d: -f2)
+            env ${proto:+NCCL_PROTO=$proto} $mpirun -np "$ngpus" "$ranks" --rows "$rows" --reps 50 \
+                --path "${method%%:*}" --csv "$tmp/reduce.csv" > /dev/null; }
+        { stamp "ranks under $mpirun -np $ngpus --rows R --reps 50 --path P (NCCL_PROTO as the path column says)"
+          for m in peer nccl nccl:LL nccl:LL128 nccl:Simple nccl-allreduce mpi; do one 1048576 "$m"; done
+          for m in peer nccl mpi; do one 8388608 "$m"; done
+          cat "$tmp/reduce.csv"; } > "$file.tmp"
+        rm -rf "$tmp"; mv "$file.tmp" "$file" ;;
     sanitize | soak)
         file=$out/${tag}_$step.txt
         echo "measure: $file"
@@ -261,7 +285,7 @@ EOF
           else tools/lab/soak.sh "$build" 1000 2>&1; fi; } > "$file.tmp" || :
         mv "$file.tmp" "$file"
         tail -n 1 "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks sanitize soak)" >&2; exit 2 ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes breakdown shapes-profile plans scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
