@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "add.h"
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
@@ -505,19 +506,51 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
 #endif
 }
 
-/* ---- the sum without NCCL: each GPU reads the others' histograms over NVLink ---- */
+/* ---- the sum without NCCL: each GPU reads the others' histograms over NVLink (add.h) ---- */
 
 /** @brief Histograms to add: device pointers that the GPU running the kernel can read (its own,
  *  its peers' through peer access or CUDA IPC). Passed by value: no copy before the launch. */
 typedef struct day07_histograms {
-    const uint32_t *hist[PIPE_MAX_GPUS]; /**< the histograms */
+    const uint32_t *hist[DAY07_ADD_MAX]; /**< the histograms */
     int n;                               /**< how many */
 } day07_histograms;
 
+/** @brief Thread 0 of each block: wait until every input g >= 1 has said (flag >= seq, read with
+ *  acquire semantics at system scope, so that its histogram's writes are seen) or 10 s pass.
+ *  @return 1 if every flag came */
+__device__ bool wait_for_inputs(const day07_wait w, int n) {
+    __shared__ int ok;
+    if (threadIdx.x == 0) {
+        ok = 1;
+        uint64_t start, now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+        for (int g = 1; g < n && ok; ++g)
+            for (;;) {
+                uint32_t v;
+                asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(w.flags + g)
+                             : "memory");
+                if ((int32_t)(v - w.seq) >= 0)
+                    break;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+                if (now - start > 10000000000ull) { /* a peer that never says: no hang */
+                    atomicExch(w.late, (uint32_t)g);
+                    ok = 0;
+                    break;
+                }
+                __nanosleep(200);
+            }
+    }
+    __syncthreads();
+    return ok;
+}
+
 /** @brief out[k] = the sum over g of in.hist[g][k], four counters a thread (16-byte loads, which
- *  NVLink carries whole), then the tail. @p out may be one of the inputs (each counter is read and
- *  written by the same thread). */
-__global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters) {
+ *  NVLink carries whole), then the tail; first, if @p w.flags, wait for the inputs to say they
+ *  are done. @p out may be one of the inputs (each counter is read and written by one thread). */
+__global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters,
+                               day07_wait w) {
+    if (w.flags && !wait_for_inputs(w, in.n))
+        return;
     const uint64_t quads = counters / 4, stride = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (uint64_t q = first; q < quads; q += stride) {
@@ -536,31 +569,58 @@ __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t coun
     }
 }
 
+/** @brief `*flag = seq` with release semantics at system scope: every write this GPU's stream
+ *  made before (the count's histogram) is seen by whoever reads the flag with acquire. */
+__global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
+    asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(flag), "r"(seq) : "memory");
+}
+
 /**
  * @brief Queue `out = hists[0] + ... + hists[n-1]` on @p stream of the current GPU: one kernel
- *        that reads every histogram where it lies (peers' over NVLink). Every pointer must be
- *        readable from the current GPU and 16-byte aligned (cudaMalloc's are). For ranks.cu too.
+ *        that reads every histogram where it lies (peers' over NVLink); with @p wait, the kernel
+ *        first waits for each input g >= 1 to have signalled (day07_signal()). Every pointer must
+ *        be readable from the current GPU and 16-byte aligned (cudaMalloc's are).
  * @param out the sum (may be hists[k])
- * @param hists the histograms, @p n of them (1 .. 16)
+ * @param hists the histograms, @p n of them (1 .. DAY07_ADD_MAX)
  * @param n how many
  * @param counters counters per histogram
+ * @param wait what to wait for first, or NULL
  * @param stream the stream
  * @return HIST_OK, HIST_ERR_USAGE for a bad @p n, or the launch's error
  */
 extern "C" hist_status day07_add_histograms(uint32_t *out, const uint32_t *const *hists, int n,
-                                            uint64_t counters, cudaStream_t stream) {
-    if (n < 1 || n > PIPE_MAX_GPUS)
-        return hist_fail(HIST_ERR_USAGE, "%d histograms to add: 1 to %d", n, PIPE_MAX_GPUS);
+                                            uint64_t counters, const day07_wait *wait,
+                                            cudaStream_t stream) {
+    if (n < 1 || n > DAY07_ADD_MAX)
+        return hist_fail(HIST_ERR_USAGE, "%d histograms to add: 1 to %d", n, DAY07_ADD_MAX);
     day07_histograms in;
     memset(&in, 0, sizeof in);
     for (int g = 0; g < n; ++g)
         in.hist[g] = hists[g];
     in.n = n;
+    day07_wait w;
+    memset(&w, 0, sizeof w);
+    if (wait)
+        w = *wait;
     /* one 16-byte load per thread and histogram: 512 KiB (the main preset) is 128 blocks */
     const uint64_t threads = 256, quads = counters / 4 + counters % 4;
     const uint64_t blocks = quads == 0 ? 1 : (quads + threads - 1) / threads;
     add_histograms<<<(unsigned)(blocks < 4096 ? blocks : 4096), (unsigned)threads, 0, stream>>>(
-        out, in, counters);
+        out, in, counters, w);
+    HIST_CUDA_TRY(cudaGetLastError());
+    return HIST_OK;
+}
+
+/**
+ * @brief Queue on @p stream: `*flag = seq`, once the stream's earlier work (a count) is done,
+ *        its writes visible to another GPU that waits for the flag (day07_add_histograms()).
+ * @param flag a word the summing GPU waits on (on that GPU, mapped here through CUDA IPC)
+ * @param seq the sum's number
+ * @param stream the stream the count ran on (or one ordered after it)
+ * @return HIST_OK or the launch's error
+ */
+extern "C" hist_status day07_signal(uint32_t *flag, uint32_t seq, cudaStream_t stream) {
+    signal_kernel<<<1, 1, 0, stream>>>(flag, seq);
     HIST_CUDA_TRY(cudaGetLastError());
     return HIST_OK;
 }
@@ -606,7 +666,8 @@ static hist_status peer_all_reduce(int n, uint64_t counters) {
         for (int other = 0; other < n; ++other)
             if (other != g)
                 HIST_CUDA_TRY(cudaStreamWaitEvent(gpus[g].streams[0], gpus[other].counted, 0));
-        hist_status s = day07_add_histograms(gpus[g].d_sum, hists, n, counters, gpus[g].streams[0]);
+        hist_status s =
+            day07_add_histograms(gpus[g].d_sum, hists, n, counters, NULL, gpus[g].streams[0]);
         if (s != HIST_OK)
             return s;
     }

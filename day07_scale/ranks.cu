@@ -13,10 +13,11 @@
  *
  * Each rank counts its rows, then the `[channels, bins]` counts are summed on rank 0:
  *  - path `peer` (one machine, every rank a GPU of its own, the GPUs able to read each other's
- *    memory, as over NVLink): each rank exports its histogram and an event to rank 0 through
- *    CUDA IPC once; then rank 0's GPU waits for every rank's count and adds their histograms,
- *    read where they lie, in one kernel (day07_add_histograms()). No library between the GPUs:
- *    the fastest sum of a histogram this size on one machine (the README's comparison).
+ *    memory, as over NVLink): once, through CUDA IPC, each rank maps rank 0's flag words and
+ *    rank 0 maps every rank's histogram. Each sum is then queued on the GPUs alone, with no host
+ *    between them: behind its count, each rank's GPU sets its flag on rank 0's GPU
+ *    (day07_signal()); behind its own count, rank 0's GPU waits for every flag and adds the
+ *    histograms, read where they lie, in one kernel (day07_add_histograms()).
  *  - path `nccl` (the ranks span machines, or `--path nccl`): every rank has a GPU of its own
  *    (no more ranks on a machine than it has GPUs); day 06's final kernel counts on it, and
  *    `ncclReduce` sums the histograms GPU to GPU (`--path nccl-allreduce`: `ncclAllReduce`, for
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "add.h"
 #include "cuda_check.h"
 #include "data.h"
 #include "gpu.h"
@@ -69,11 +71,7 @@ HIST_DECLARE_REGISTRY(day06);
 /** @brief Timed repetitions at most (the medians' buffers). */
 #define RANKS_MAX_REPS 1000
 /** @brief Ranks the peer path sums at most (day07_add_histograms()' limit). */
-#define PEERS_MAX 16
-
-/** @brief Day 07's sum of histograms that the current GPU can read (pipeline.cu). */
-extern "C" hist_status day07_add_histograms(uint32_t *out, const uint32_t *const *hists, int n,
-                                            uint64_t counters, cudaStream_t stream);
+#define PEERS_MAX DAY07_ADD_MAX
 
 /** @brief How the counts are summed on rank 0 (`--path`). */
 typedef enum reduce_path {
@@ -86,11 +84,6 @@ typedef enum reduce_path {
 /** @brief `--path` values, in reduce_path's order after "auto". */
 static const char *const path_names[] = {"mpi", "nccl", "nccl-allreduce", "peer"};
 
-/** @brief What a rank exports to rank 0 on the peer path. */
-typedef struct peer_handles {
-    cudaIpcMemHandle_t hist;    /**< its histogram on the GPU */
-    cudaIpcEventHandle_t event; /**< recorded after its count */
-} peer_handles;
 
 /** @brief What this rank is, has and measured. */
 typedef struct job {
@@ -130,10 +123,10 @@ typedef struct job {
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comm; /**< the communicator of every rank */
 #endif
-    cudaEvent_t counted;           /**< peer path, ranks 1..: recorded after the count */
-    peer_handles exported;         /**< peer path, ranks 1..: what rank 0 opens */
+    uint32_t *d_flags;   /**< peer path: rank 0's flag words (one per rank, then "late"),
+                              mapped by the others */
+    uint32_t seq;        /**< peer path: the sums so far (each sum's flags say its number) */
     const uint32_t *peer_hist[PEERS_MAX]; /**< peer path, rank 0: every rank's histogram */
-    cudaEvent_t peer_event[PEERS_MAX];    /**< peer path, rank 0: every rank's `counted` */
     int peers_open;                       /**< peer path, rank 0: ranks 1 .. this opened */
     size_t samples_bytes; /**< the rows' allocation (whole huge pages) */
     double alloc_us;      /**< the slowest rank's allocation of its rows */
@@ -585,36 +578,54 @@ static hist_status setup_nccl(job *j) {
     return HIST_OK;
 }
 
-/** @brief Peer path, ranks 1..: an event for "counted" and the IPC handles of it and of the
- *        histogram, for rank 0. @param j the job @return HIST_OK or HIST_ERR_CUDA */
-static hist_status export_peer(job *j) {
-    if (j->rank == 0)
-        return HIST_OK;
-    HIST_CUDA_TRY(cudaEventCreateWithFlags(&j->counted,
-                                           cudaEventDisableTiming | cudaEventInterprocess));
-    HIST_CUDA_TRY(cudaIpcGetEventHandle(&j->exported.event, j->counted));
-    HIST_CUDA_TRY(cudaIpcGetMemHandle(&j->exported.hist, j->d_hist));
-    return HIST_OK;
-}
-
-/** @brief Peer path: rank 0 gathers every rank's handles and opens them (the histograms mapped
- *        into its GPU's address space, read over NVLink). @param j the job
- *  @return HIST_OK or HIST_ERR_CUDA */
-static hist_status open_peers(job *j) {
-    static peer_handles all[PEERS_MAX];
-    MPI_Gather(&j->exported, (int)sizeof(peer_handles), MPI_BYTE, all, (int)sizeof(peer_handles),
-               MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (j->rank != 0)
-        return HIST_OK;
-    j->peer_hist[0] = j->d_hist;
-    for (int r = 1; r < j->size; ++r) {
-        void *hist = NULL;
-        HIST_CUDA_TRY(cudaIpcOpenMemHandle(&hist, all[r].hist, cudaIpcMemLazyEnablePeerAccess));
-        j->peer_hist[r] = (const uint32_t *)hist;
-        j->peers_open = r;
-        HIST_CUDA_TRY(cudaIpcOpenEventHandle(&j->peer_event[r], all[r].event));
+/** @brief Peer path: rank 0 makes its flag words (zeroed) and sends their IPC handle; every
+ *        other rank maps them and sends its histogram's handle; rank 0 maps those. Collective.
+ *  @param j the job @return HIST_OK or HIST_ERR_CUDA */
+static hist_status setup_peer(job *j) {
+    static cudaIpcMemHandle_t hists[PEERS_MAX];
+    cudaIpcMemHandle_t flags, mine;
+    memset(&flags, 0, sizeof flags);
+    memset(&mine, 0, sizeof mine);
+    hist_status s = HIST_OK;
+    const size_t bytes = (PEERS_MAX + 1) * sizeof(uint32_t);
+    if (j->rank == 0) {
+        cudaError_t e = cudaMalloc((void **)&j->d_flags, bytes);
+        if (e == cudaSuccess)
+            e = cudaMemset(j->d_flags, 0, bytes);
+        if (e == cudaSuccess)
+            e = cudaIpcGetMemHandle(&flags, j->d_flags);
+        if (e != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "rank 0's flags: %s", cudaGetErrorString(e));
     }
-    return HIST_OK;
+    if (agree(j, s) != HIST_OK)
+        return HIST_ERR_CUDA;
+    MPI_Bcast(&flags, (int)sizeof flags, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (j->rank > 0) {
+        void *mapped = NULL;
+        cudaError_t e = cudaIpcOpenMemHandle(&mapped, flags, cudaIpcMemLazyEnablePeerAccess);
+        if (e == cudaSuccess)
+            e = cudaIpcGetMemHandle(&mine, j->d_hist);
+        j->d_flags = (uint32_t *)mapped;
+        if (e != cudaSuccess)
+            s = hist_fail(HIST_ERR_CUDA, "mapping rank 0's flags: %s", cudaGetErrorString(e));
+    }
+    if (agree(j, s) != HIST_OK)
+        return HIST_ERR_CUDA;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, hists, (int)sizeof mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (j->rank == 0) {
+        j->peer_hist[0] = j->d_hist;
+        for (int r = 1; r < j->size && s == HIST_OK; ++r) {
+            void *hist = NULL;
+            cudaError_t e = cudaIpcOpenMemHandle(&hist, hists[r], cudaIpcMemLazyEnablePeerAccess);
+            if (e != cudaSuccess)
+                s = hist_fail(HIST_ERR_CUDA, "mapping rank %d's histogram: %s", r,
+                              cudaGetErrorString(e));
+            j->peer_hist[r] = (const uint32_t *)hist;
+            j->peers_open = e == cudaSuccess ? r : j->peers_open;
+        }
+    }
+    return agree(j, s) == HIST_OK ? HIST_OK : HIST_ERR_CUDA;
 }
 
 /* ---- the phases, timed ---- */
@@ -631,19 +642,18 @@ static hist_status count_once(void *ctx) {
 static hist_status reduce_once(job *j) {
     const int n = (int)j->counters;
     if (j->path == PATH_PEER) {
-        /* every rank's count is queued before rank 0's GPU is told to wait for it (an IPC event
-           is waited for as last recorded); the barrier passes while the counts still run */
+        /* queued behind the count (j->stream waits for the default stream), no host between
+           the GPUs: each rank's GPU says "sum j->seq counted"; rank 0's GPU waits for all, then
+           adds. Rank 0's counts become the sum; the others' are read until rank 0's kernel ends,
+           and no rank counts again before the next barrier, which rank 0 reaches after it. */
+        const uint32_t seq = ++j->seq;
         if (j->rank > 0)
-            HIST_CUDA_TRY(cudaEventRecord(j->counted, j->stream));
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (j->rank != 0 || j->size == 1)
+            return day07_signal(j->d_flags + j->rank, seq, j->stream);
+        if (j->size == 1)
             return HIST_OK;
-        for (int r = 1; r < j->size; ++r)
-            HIST_CUDA_TRY(cudaStreamWaitEvent(j->stream, j->peer_event[r], 0));
-        /* rank 0's counts become the sum; the others' are read until this returns, and no rank
-           counts again before the next barrier, which rank 0 reaches only after it */
+        const day07_wait wait = {j->d_flags, seq, j->d_flags + PEERS_MAX};
         hist_status s = day07_add_histograms(j->d_hist, j->peer_hist, j->size, j->counters,
-                                             j->stream);
+                                             &wait, j->stream);
         if (s == HIST_OK)
             HIST_CUDA_TRY(cudaStreamSynchronize(j->stream));
         return s;
@@ -747,6 +757,13 @@ static hist_status check(job *j) {
     MPI_Reduce(j->hist, j->expected, (int)j->counters, MPI_UINT32_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (j->rank != 0)
         return HIST_OK;
+    if (j->path == PATH_PEER) { /* a rank whose flag never came (the sum waited 10 s) */
+        uint32_t late = 0;
+        HIST_CUDA_TRY(cudaMemcpy(&late, j->d_flags + PEERS_MAX, sizeof late,
+                                 cudaMemcpyDeviceToHost));
+        if (late)
+            return hist_fail(HIST_ERR_CUDA, "rank %u's count was not signalled within 10 s", late);
+    }
     if (j->path != PATH_MPI)
         HIST_CUDA_TRY(cudaMemcpy(j->sum, j->d_hist, j->counters * 4, cudaMemcpyDeviceToHost));
     for (uint64_t k = 0; k < j->counters; ++k)
@@ -841,15 +858,14 @@ static hist_status report(const job *j) {
 /** @brief Free what the job holds (on the peer path, rank 0 closes the others' histograms
  *        before any rank frees its own). @param j the job */
 static void release(job *j) {
-    if (j->path == PATH_PEER) {
-        for (int r = 1; r <= j->peers_open; ++r) {
+    if (j->path == PATH_PEER) { /* every mapping closed before what it maps is freed */
+        for (int r = 1; r <= j->peers_open; ++r)
             cudaIpcCloseMemHandle((void *)j->peer_hist[r]);
-            if (j->peer_event[r])
-                cudaEventDestroy(j->peer_event[r]);
-        }
+        if (j->rank > 0 && j->d_flags)
+            cudaIpcCloseMemHandle(j->d_flags);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (j->counted)
-            cudaEventDestroy(j->counted);
+        if (j->rank == 0)
+            cudaFree(j->d_flags);
     }
 #ifdef HIST_HAVE_NCCL
     if (j->comm)
@@ -900,9 +916,7 @@ static hist_status run(job *j, int argc, char **argv) {
     if (s == HIST_OK && (j->path == PATH_NCCL || j->path == PATH_NCCL_ALL))
         s = agree(j, setup_nccl(j));
     if (s == HIST_OK && j->path == PATH_PEER)
-        s = agree(j, export_peer(j));
-    if (s == HIST_OK && j->path == PATH_PEER)
-        s = agree(j, open_peers(j));
+        s = setup_peer(j); /* agreed on inside */
     if (s != HIST_OK)
         return s;
     measure(j);

@@ -451,7 +451,6 @@ static void test_ranks_on_the_gpu(void **state) {
     reference_npy(&d, expected);
     char *args[] = {"--rows", "100003", "--channels", "129", "--seed", "11", NULL, NULL, NULL};
     const int gpus = hist_gpu_count() < 8 ? hist_gpu_count() : 8;
-    ranks_path(2, args, expected, "MPI_Reduce");
     args[6] = "--path";
     args[7] = "mpi";
     ranks_path(2, args, expected, "MPI_Reduce");

@@ -19,12 +19,13 @@
 # the course runner (none it skipped, outside their constraints). SANITIZE_ALONE (default
 # gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck) run alone, by
 # memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's;
-# initcheck runs them under NCCL_PROTO=Simple (NCCL's LL protocol polls flag words before the peer
-# writes them, which initcheck reports as uninitialised reads; Simple reads only what it wrote).
+# initcheck checks only the course's kernels there (NCCL_INITCHECK_SKIP): NCCL's protocols poll
+# flag words before the peer writes them, which initcheck reports as uninitialised reads (with
+# two GPUs; under NCCL_PROTO=Simple too).
 # Fails on any report but NCCL's own handled errors (cudaErrorNoKernelImageForDevice and, with
 # several GPUs, cudaErrorPeerAccessAlreadyEnabled, each from a libnccl frame), which NCCL_INIT
-# (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first, with LL's
-# uninitialised reads and their absence under Simple. SANITIZE_TOOLS picks some of the four
+# (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first, with NCCL's
+# uninitialised reads, every one inside an NCCL kernel. SANITIZE_TOOLS picks some of the four
 # tools; SANITIZE_TIMES=FILE keeps every run's seconds.
 set -u
 bin=$1
@@ -61,11 +62,20 @@ nccl_handled() {
          END { print n + 0 }'
 }
 errors_of() { sed -n 's/.*SUMMARY: \([0-9]*\) error.*/\1/p' | tail -n 1; }
-# the initcheck runs of NCCL's communicators, under its Simple protocol (said in the verdicts)
-NCCL_INITCHECK_ENV="NCCL_PROTO=Simple"
-if [ -n "$repro" ]; then
-    out=$(compute-sanitizer --tool memcheck --print-limit 1000 "$repro" 2>&1)
-    rc=$?
+# the initcheck runs of NCCL's communicators check the course's kernels only (said in the verdicts)
+NCCL_INITCHECK_SKIP="--kernel-name-exclude kns=nccl"
+# NCCL alone, its three runs started now, in the background (the initcheck one prints every
+# report, for the count), and said before the verdicts (repro_verdict)
+repro_start() {
+    compute-sanitizer --tool memcheck --print-limit 1000 "$repro" >"$dir/repro.memcheck" 2>&1 &
+    compute-sanitizer --tool initcheck --print-limit 100000 "$repro" >"$dir/repro.initcheck" 2>&1 &
+    # shellcheck disable=SC2086
+    { compute-sanitizer --tool initcheck $NCCL_INITCHECK_SKIP --error-exitcode 9 "$repro" \
+        >"$dir/repro.skip" 2>&1; echo $? >"$dir/repro.skip.rc"; } &
+}
+repro_verdict() {
+    local out n what kinds k all in_nccl kernels src
+    out=$(cat "$dir/repro.memcheck")
     n=$(printf '%s\n' "$out" | errors_of)
     what=$(printf '%s\n' "$out" | grep -m1 '^nccl_init:' | sed 's/^nccl_init: //')
     kinds=""
@@ -73,19 +83,20 @@ if [ -n "$repro" ]; then
         k=$(printf '%s\n' "$out" | nccl_handled "$kind")
         [ "$k" -eq 0 ] || kinds="$kinds, $k $kind"
     done
-    echo "sanitize: NCCL alone ($repro: ${what:-failed}): memcheck: exit $rc, ${n:-?} reports${kinds:+: }${kinds#, } (each from libnccl)"
-    uninit() { grep -c 'Uninitialized __global__ memory read'; }
-    lines() { printf '%s\n' "$1" | grep -A2 'Uninitialized __global__' | grep -o 'ncclDevKernel_[A-Za-z0-9_]*' | sort -u | head -n 2 | paste -sd' '; }
-    out=$(compute-sanitizer --tool initcheck --print-limit 100000 "$repro" 2>&1)
-    ll=$(printf '%s\n' "$out" | uninit)
-    # shellcheck disable=SC2086
-    simple=$(env $NCCL_INITCHECK_ENV compute-sanitizer --tool initcheck --error-exitcode 9 --print-limit 100000 "$repro" 2>&1)
-    src=$?
-    where=""
-    [ "$ll" -eq 0 ] || where=" (in $(lines "$out"))"
-    echo "sanitize: NCCL alone: initcheck: $ll uninitialised reads under NCCL's default protocols$where; under $NCCL_INITCHECK_ENV: exit $src, $(printf '%s\n' "$simple" | uninit)"
-    [ "$src" -eq 0 ] || { echo "sanitize: NCCL_PROTO=Simple does not make NCCL's all-reduce clean under initcheck:" >&2; printf '%s\n' "$simple" | tail -n 20 >&2; exit 1; }
-fi
+    echo "sanitize: NCCL alone ($repro: ${what:-failed}): memcheck: ${n:-?} reports${kinds:+: }${kinds#, } (each from libnccl)"
+    # every uninitialised read NCCL's all-reduce makes, and how many of them are in its kernels
+    out=$(cat "$dir/repro.initcheck")
+    all=$(printf '%s\n' "$out" | grep -c 'Uninitialized __global__ memory read')
+    in_nccl=$(printf '%s\n' "$out" | grep -A1 'Uninitialized __global__ memory read' | grep -c '^=========     at nccl')
+    kernels=$(printf '%s\n' "$out" | grep -A1 'Uninitialized __global__ memory read' | grep -o 'at nccl[A-Za-z0-9_]*' | cut -c4- | sort -u | head -n 3 | paste -sd' ')
+    src=$(cat "$dir/repro.skip.rc")
+    echo "sanitize: NCCL alone: initcheck: $all uninitialised reads, $in_nccl of them in NCCL's kernels${kernels:+ ($kernels)}; with $NCCL_INITCHECK_SKIP: exit $src"
+    if [ "$all" -ne "$in_nccl" ] || [ "$src" -ne 0 ]; then
+        echo "FAILED: initcheck reports outside NCCL's kernels, or $NCCL_INITCHECK_SKIP did not work:"
+        tail -n 20 "$dir/repro.skip"
+        return 1
+    fi
+}
 
 # NAME ARGS: one plain run of ARGS by the course runner: $dir/NAME.LESSON, the implementations of
 # LESSON it ran on the GPU (none it skipped, outside their constraints there), one per line;
@@ -123,6 +134,7 @@ limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
 # run alone, by memcheck and initcheck only: NCCL's communicators (NCCL initialises for 30 s under
 # memcheck); their kernels are day 06's, checked with its lesson, and NCCL's own
 for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
+[ -z "$repro" ] || repro_start
 ran_on_gpu shape0 "$shape0"
 ran_on_gpu shape1 "$shape1"
 for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu"; done
@@ -169,15 +181,11 @@ run_one() {
     local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
     [ "$tool" = memcheck ] && extra="--leak-check full"
     # shellcheck disable=SC2086
-    # NCCL's communicators under initcheck: its Simple protocol (NCCL_INITCHECK_ENV, above)
-    case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_ENV" ;; esac
+    # NCCL's communicators under initcheck: the course's kernels only (NCCL_INITCHECK_SKIP, above)
+    case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_SKIP" ;; esac
     # shellcheck disable=SC2086
-    case $extra in
-    NCCL_*) env $extra compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000 \
-        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1 ;;
-    *) compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
-        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1 ;;
-    esac
+    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
+        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
     echo $? >"$dir/$id.rc"
     echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
     [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
@@ -191,9 +199,11 @@ while IFS='|' read -r group tool program args; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done <"$dir/plan"
 wait
+repro_failed=0
+[ -z "$repro" ] || repro_verdict || repro_failed=1
 
 # the verdicts, one line per group (a tool, or an emulated GPU), in the plan's order
-status=0 excluded=0 id=0
+status=$repro_failed excluded=0 id=0
 while IFS='|' read -r group tool program args; do
     out=$(cat "$dir/$id.out") rc=$(cat "$dir/$id.rc")
     errors=$(printf '%s\n' "$out" | errors_of)
@@ -218,7 +228,7 @@ awk '!seen[$0]++' "$dir/groups" | while read -r group; do
     x=$(awk -F'|' -v g="$group" '$1 == g { s += $2 } END { print s + 0 }' "$dir/excluded")
     case $group in limited*) what="$group (racecheck and memcheck)" ;;
                    memcheck) what="memcheck (--leak-check full)" ;;
-                   *alone) what="$group (memcheck; initcheck under $NCCL_INITCHECK_ENV)" ;;
+                   *alone) what="$group (memcheck; initcheck of the course's kernels: $NCCL_INITCHECK_SKIP)" ;;
                    *) what=$group ;; esac
     echo "$what: $(grep -qx "$group" "$dir/failed" && echo 'reports above' || echo clean) in $n runs$([ "$x" -gt 0 ] && echo "; $x NCCL reports excluded")"
 done
