@@ -52,7 +52,8 @@ tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr
 mkdir -p "$out"
 # the commit, "-dirty" when the working tree differs from it (measurements of uncommitted code)
 # (COURSE_COMMIT: the commit measured, where this copy's .git does not know it)
-stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}: $*"; }
+# (CUDA_VISIBLE_DEVICES, where set, said: GPUs of a bigger machine hidden from the run)
+stamp() { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}: ${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES }$*"; }
 NCU=${NCU:-ncu}
 # the main preset's bytes in day 06's other shapes (the shapes and shapes-profile steps)
 C510="--rows 1052688 --channels 510" C513="--rows 1046578 --channels 513"
