@@ -223,13 +223,14 @@ def probe_value(tag, text):
 # ---- provenance ----
 
 def kept_value(name, text):
-    """In a kept text file, the first number after TEXT on the first line containing it, in us."""
+    """In a kept text file, the first number after TEXT on the first line containing it, with the
+    unit written after it there (us, ms or s), else in us."""
     with open(data_path(name)) as f:
         for line in f:
             if text in line and not line.startswith("#"):
-                m = re.search(r"[0-9]+(?:\.[0-9]+)?", line.split(text, 1)[1])
+                m = re.search(r"([0-9]+(?:\.[0-9]+)?)(?: (us|ms|s)\b)?", line.split(text, 1)[1])
                 if m:
-                    return f"{m.group(0)} us"
+                    return f"{m.group(1)} {m.group(2) or 'us'}"
     raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
 
 

@@ -8,9 +8,12 @@ not hold, or one after which a measured source changed: the kernel files of the 
 holds several runs (make answers' logs, one header each) is judged by its last run; the table
 names each row's run.
 
-Two kinds of kept file are never stale: a record of a version tried (TAG-try_NAME: the code before
-a change, or a variant built for one run; the line under its table says so and names the commit),
-and published figures of others (published_NAME: not a measurement of ours)."""
+Three kinds of kept file are never stale: a record of a version tried (TAG-try_NAME: the code before
+a change, or a variant built for one run; the line under its table says so and names the commit);
+a record of a GPU the course cannot measure again (TAG-at-COMMIT_NAME, e.g. an H200's run: the
+code of COMMIT on that GPU; the line under its table says so, so that no page shows it as the
+current code's figure); and published figures of others (published_NAME: not a measurement of
+ours)."""
 import csv
 import glob
 import os
@@ -42,6 +45,12 @@ def measured_commit(name):
 def is_try(name):
     """A record of a version tried, kept as it was measured (TAG-try_NAME)."""
     return "-try_" in name
+
+
+def record_of(name):
+    """(GPU tag, commit) of a record of a GPU not measured again (TAG-at-COMMIT_NAME), else None."""
+    m = re.match(r"([a-z0-9]+)-at-([0-9a-f]{7,40})_", os.path.basename(name))
+    return (m.group(1), m.group(2)) if m else None
 
 
 def sources_of(page):
@@ -77,8 +86,9 @@ def stale_line(page, names):
         return None  # no history to compare with (an exported copy)
     sources = sources_of(page)
     tried = [n for n in dict.fromkeys(names) if is_try(n)]
+    records = [n for n in dict.fromkeys(names) if record_of(n)]
     for name in dict.fromkeys(names):
-        if name.startswith("published_") or is_try(name):
+        if name.startswith("published_") or is_try(name) or record_of(name):
             continue
         commit = measured_commit(name)
         if commit is None:
@@ -95,7 +105,14 @@ def stale_line(page, names):
                 continue
         counts["stale"] += 1
         return f"*Stale: {why}: make measure on the GPU, then make tables.*"
+    lines = []
     if tried:
-        return "*" + "; ".join(f"{n}: a record of the version tried at {measured_commit(n) or '?'}"
-                               for n in tried) + ", kept as measured; not the code as it is now.*"
-    return None
+        lines.append("*" + "; ".join(f"{n}: a record of the version tried at "
+                                     f"{measured_commit(n) or '?'}" for n in tried) +
+                     ", kept as measured; not the code as it is now.*")
+    if records:
+        tags = sorted({record_of(n) for n in records})
+        lines.append("*A record: " + "; ".join(f"the code of {c} on the {t.upper()}" for t, c in tags) +
+                     ", kept as measured (that GPU is not lent to the course now, so it is not "
+                     "measured again); not the code as it is now.*")
+    return "\n".join(lines) or None
