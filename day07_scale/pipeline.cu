@@ -67,17 +67,17 @@ typedef struct gpu_state {
     hist_device dev;                          /**< the GPU */
     cudaStream_t streams[PIPE_STREAMS];       /**< the pipeline's streams */
     cudaEvent_t events[2 * PIPE_STREAMS + 1]; /**< per stream or buffer, twice, and "zeroed" */
-    uint8_t *d_in;     /**< the whole input (steps 1-2) or the chunk buffers */
-    size_t in_bytes;   /**< its size */
-    uint32_t *d_hist;  /**< this GPU's histogram */
-    size_t hist_bytes; /**< its size */
-    uint32_t *d_sum;   /**< the sum of every GPU's histogram (the peer all-reduce's result) */
-    size_t sum_bytes;  /**< its size */
+    uint8_t *d_in;       /**< the whole input (steps 1-2) or the chunk buffers */
+    size_t in_bytes;     /**< its size */
+    uint32_t *d_hist;    /**< this GPU's histogram */
+    size_t hist_bytes;   /**< its size */
+    uint32_t *d_sum;     /**< the sum of every GPU's histogram (the peer all-reduce's result) */
+    size_t sum_bytes;    /**< its size */
     cudaEvent_t counted; /**< recorded after this GPU's count (the peers wait for it) */
 } gpu_state;
 
 static gpu_state gpus[PIPE_MAX_GPUS];
-static int gpus_made; /* how many of gpus[] hold streams and events */
+static int gpus_made;     /* how many of gpus[] hold streams and events */
 static int peers_enabled; /* GPUs 0 .. peers_enabled-1 read each other's memory */
 #ifdef HIST_HAVE_NCCL
 static ncclComm_t comms[PIPE_MAX_GPUS];
@@ -527,7 +527,9 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
         for (int g = 1; g < n && ok; ++g)
             for (;;) {
                 uint32_t v;
-                asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(w.flags + g)
+                asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
+                             : "=r"(v)
+                             : "l"(w.flags + g)
                              : "memory");
                 if ((int32_t)(v - w.seq) >= 0)
                     break;

@@ -75,15 +75,14 @@ HIST_DECLARE_REGISTRY(day06);
 
 /** @brief How the counts are summed on rank 0 (`--path`). */
 typedef enum reduce_path {
-    PATH_MPI,       /**< MPI_Reduce of host buffers */
-    PATH_NCCL,      /**< ncclReduce, GPU to GPU */
-    PATH_NCCL_ALL,  /**< ncclAllReduce, GPU to GPU (the sum on every rank) */
-    PATH_PEER,      /**< rank 0's GPU adds every rank's histogram, read through CUDA IPC */
+    PATH_MPI,      /**< MPI_Reduce of host buffers */
+    PATH_NCCL,     /**< ncclReduce, GPU to GPU */
+    PATH_NCCL_ALL, /**< ncclAllReduce, GPU to GPU (the sum on every rank) */
+    PATH_PEER,     /**< rank 0's GPU adds every rank's histogram, read through CUDA IPC */
 } reduce_path;
 
 /** @brief `--path` values, in reduce_path's order after "auto". */
 static const char *const path_names[] = {"mpi", "nccl", "nccl-allreduce", "peer"};
-
 
 /** @brief What this rank is, has and measured. */
 typedef struct job {
@@ -123,15 +122,15 @@ typedef struct job {
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comm; /**< the communicator of every rank */
 #endif
-    uint32_t *d_flags;   /**< peer path: rank 0's flag words (one per rank, then "late"),
-                              mapped by the others */
-    uint32_t seq;        /**< peer path: the sums so far (each sum's flags say its number) */
+    uint32_t *d_flags; /**< peer path: rank 0's flag words (one per rank, then "late"),
+                            mapped by the others */
+    uint32_t seq;      /**< peer path: the sums so far (each sum's flags say its number) */
     const uint32_t *peer_hist[PEERS_MAX]; /**< peer path, rank 0: every rank's histogram */
     int peers_open;                       /**< peer path, rank 0: ranks 1 .. this opened */
-    size_t samples_bytes; /**< the rows' allocation (whole huge pages) */
-    double alloc_us;      /**< the slowest rank's allocation of its rows */
-    double read_us;       /**< the slowest rank's read (or generation) */
-    hist_stats count;     /**< the count: the slowest rank's median */
+    size_t samples_bytes;                 /**< the rows' allocation (whole huge pages) */
+    double alloc_us;                      /**< the slowest rank's allocation of its rows */
+    double read_us;                       /**< the slowest rank's read (or generation) */
+    hist_stats count;                     /**< the count: the slowest rank's median */
     hist_stats reduce;    /**< the reduce alone: the slowest rank's, per repetition */
     hist_stats whole_job; /**< count then reduce: the slowest rank's, per repetition */
 } job;
@@ -179,20 +178,20 @@ static void die(const job *j, hist_status s) {
 
 /** @brief The options ranks adds to the course's; the others are the course's own. */
 static void usage(FILE *f) {
-    fprintf(
-        f, "usage: mpirun -np N ranks [--input FILE | --shards LIST|PATTERN | dataset options]\n"
-           "                          [--path auto|peer|nccl|nccl-allreduce|mpi] [--cpu]\n"
-           "                          [--output FILE] [--csv FILE]\n"
-           "                          [--reps R] [--warmup W] [--threads T] [--gpu-limits NAME]\n"
-           "  --shards   .npy files with the same channels: a,b,c or 'part-*.npy' (rank r reads\n"
-           "             files r*S/N .. (r+1)*S/N - 1 of the S)\n"
-           "  --path     how the counts are summed: peer (rank 0's GPU reads every rank's over\n"
-           "             NVLink: one machine, a GPU per rank), nccl (ncclReduce; nccl-allreduce:\n"
-           "             ncclAllReduce; a GPU per rank, any machines), mpi (host buffers);\n"
-           "             auto (default): peer where it can, else nccl, else mpi\n"
-           "  --cpu      count with day 01's cpu_private even where there is a GPU\n"
-           "dataset options (--preset, --rows, --channels, --dist, --seed, --lo, --hi, --width,\n"
-           "--values) as every program of the course: `build/course --help` lists them.\n");
+    fprintf(f,
+            "usage: mpirun -np N ranks [--input FILE | --shards LIST|PATTERN | dataset options]\n"
+            "                          [--path auto|peer|nccl|nccl-allreduce|mpi] [--cpu]\n"
+            "                          [--output FILE] [--csv FILE]\n"
+            "                          [--reps R] [--warmup W] [--threads T] [--gpu-limits NAME]\n"
+            "  --shards   .npy files with the same channels: a,b,c or 'part-*.npy' (rank r reads\n"
+            "             files r*S/N .. (r+1)*S/N - 1 of the S)\n"
+            "  --path     how the counts are summed: peer (rank 0's GPU reads every rank's over\n"
+            "             NVLink: one machine, a GPU per rank), nccl (ncclReduce; nccl-allreduce:\n"
+            "             ncclAllReduce; a GPU per rank, any machines), mpi (host buffers);\n"
+            "             auto (default): peer where it can, else nccl, else mpi\n"
+            "  --cpu      count with day 01's cpu_private even where there is a GPU\n"
+            "dataset options (--preset, --rows, --channels, --dist, --seed, --lo, --hi, --width,\n"
+            "--values) as every program of the course: `build/course --help` lists them.\n");
 }
 
 /** @brief Take ranks' own options out of @p argv (the rest, in @p rest, goes to the course's
@@ -220,7 +219,8 @@ static hist_status own_options(job *j, int argc, char **argv, char **rest, int *
         known |= strcmp(j->path_opt, path_names[p]) == 0;
     if (!known)
         return hist_fail(HIST_ERR_USAGE,
-                         "--path: '%s' is not auto, peer, nccl, nccl-allreduce or mpi", j->path_opt);
+                         "--path: '%s' is not auto, peer, nccl, nccl-allreduce or mpi",
+                         j->path_opt);
     return HIST_OK;
 }
 
@@ -473,10 +473,13 @@ static hist_status choose_path(job *j) {
         snprintf(j->why, sizeof j->why, "no rank has a GPU%s: day 01's cpu_private counts",
                  j->cpu ? " (--cpu)" : "");
     else if (!all_own)
-        snprintf(j->why, sizeof j->why, "%d ranks share %d GPU%s on a machine: a GPU per rank "
-                 "is needed to sum on the GPUs", j->local_size, gpus, gpus == 1 ? "" : "s");
+        snprintf(j->why, sizeof j->why,
+                 "%d ranks share %d GPU%s on a machine: a GPU per rank "
+                 "is needed to sum on the GPUs",
+                 j->local_size, gpus, gpus == 1 ? "" : "s");
     else if (peer)
-        snprintf(j->why, sizeof j->why, "one machine, a GPU per rank, rank 0's GPU reads the "
+        snprintf(j->why, sizeof j->why,
+                 "one machine, a GPU per rank, rank 0's GPU reads the "
                  "others'");
     else if (!built)
         snprintf(j->why, sizeof j->why, "%s, and built without NCCL (make nccl-info DAY=07)",
@@ -652,8 +655,8 @@ static hist_status reduce_once(job *j) {
         if (j->size == 1)
             return HIST_OK;
         const day07_wait wait = {j->d_flags, seq, j->d_flags + PEERS_MAX};
-        hist_status s = day07_add_histograms(j->d_hist, j->peer_hist, j->size, j->counters,
-                                             &wait, j->stream);
+        hist_status s =
+            day07_add_histograms(j->d_hist, j->peer_hist, j->size, j->counters, &wait, j->stream);
         if (s == HIST_OK)
             HIST_CUDA_TRY(cudaStreamSynchronize(j->stream));
         return s;
@@ -661,12 +664,11 @@ static hist_status reduce_once(job *j) {
 #ifdef HIST_HAVE_NCCL
     if (j->path == PATH_NCCL || j->path == PATH_NCCL_ALL) {
         /* in place: rank 0's own counts become the sum (no copy of them first) */
-        ncclResult_t r =
-            j->path == PATH_NCCL
-                ? ncclReduce(j->d_hist, j->d_hist, j->counters, ncclUint32, ncclSum, 0, j->comm,
-                             j->stream)
-                : ncclAllReduce(j->d_hist, j->d_hist, j->counters, ncclUint32, ncclSum, j->comm,
-                                j->stream);
+        ncclResult_t r = j->path == PATH_NCCL
+                             ? ncclReduce(j->d_hist, j->d_hist, j->counters, ncclUint32, ncclSum, 0,
+                                          j->comm, j->stream)
+                             : ncclAllReduce(j->d_hist, j->d_hist, j->counters, ncclUint32, ncclSum,
+                                             j->comm, j->stream);
         if (r != ncclSuccess)
             return hist_fail(HIST_ERR_CUDA, "%s: %s",
                              j->path == PATH_NCCL ? "ncclReduce" : "ncclAllReduce",
@@ -759,8 +761,8 @@ static hist_status check(job *j) {
         return HIST_OK;
     if (j->path == PATH_PEER) { /* a rank whose flag never came (the sum waited 10 s) */
         uint32_t late = 0;
-        HIST_CUDA_TRY(cudaMemcpy(&late, j->d_flags + PEERS_MAX, sizeof late,
-                                 cudaMemcpyDeviceToHost));
+        HIST_CUDA_TRY(
+            cudaMemcpy(&late, j->d_flags + PEERS_MAX, sizeof late, cudaMemcpyDeviceToHost));
         if (late)
             return hist_fail(HIST_ERR_CUDA, "rank %u's count was not signalled within 10 s", late);
     }
@@ -800,9 +802,9 @@ static void print_report(const job *j) {
              j->args.threads == 1 ? "" : "s");
     if (nccl_proto(j))
         snprintf(proto, sizeof proto, ", NCCL_PROTO=%s", nccl_proto(j));
-    printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s%s)\n", j->size,
-           j->machines, j->machines == 1 ? "" : "s", j->impl->name,
-           j->gpu >= 0 ? j->dev.name : cpu, how[j->path], j->why, proto);
+    printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s%s)\n", j->size, j->machines,
+           j->machines == 1 ? "" : "s", j->impl->name, j->gpu >= 0 ? j->dev.name : cpu,
+           how[j->path], j->why, proto);
     const double mib = (double)hist_samples(&j->whole) / (1 << 20);
     printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank; memory for it made in "
            "%.1f ms (the slowest rank)\n",

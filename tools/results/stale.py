@@ -67,15 +67,27 @@ def _git(*args):
     return subprocess.run(["git", *args], capture_output=True, text=True)
 
 
+def _same_but_layout(commit, path):
+    """Whether PATH differs from its version at COMMIT only in whitespace and line breaks (as
+    `make format` changes it): the same code, so no measurement of it goes stale."""
+    old = _git("show", f"{commit}:{path}")
+    if old.returncode != 0 or not os.path.exists(path):
+        return False
+    with open(path) as f:
+        now = f.read()
+    return "".join(old.stdout.split()) == "".join(now.split())
+
+
 def changed_since(commit, sources):
-    """The sources that differ between COMMIT and the working tree; None if git does not know
-    COMMIT."""
+    """The sources that differ between COMMIT and the working tree (not in layout alone); None if
+    git does not know COMMIT."""
     key = (commit, tuple(sources))
     if key not in _diffs:
         if _git("rev-parse", "--verify", "-q", commit + "^{commit}").returncode != 0:
             _diffs[key] = None
         else:
-            _diffs[key] = _git("diff", "--name-only", commit, "--", *sources).stdout.split()
+            names = _git("diff", "--name-only", commit, "--", *sources).stdout.split()
+            _diffs[key] = [n for n in names if not _same_but_layout(commit, n)]
     return _diffs[key]
 
 
