@@ -517,7 +517,8 @@ typedef struct day07_histograms {
 
 /** @brief Thread 0 of each block: wait until every input g >= 1 has said (flag >= seq, read with
  *  acquire semantics at system scope, so that its histogram's writes are seen) or 10 s pass.
- *  @return 1 if every flag came */
+ *  @param w the flags, the sum's number and where to say which input was late
+ *  @param n inputs @return 1 if every flag came */
 __device__ bool wait_for_inputs(const day07_wait w, int n) {
     __shared__ int ok;
     if (threadIdx.x == 0) {
@@ -547,8 +548,10 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
 }
 
 /** @brief out[k] = the sum over g of in.hist[g][k], four counters a thread (16-byte loads, which
- *  NVLink carries whole), then the tail; first, if @p w.flags, wait for the inputs to say they
- *  are done. @p out may be one of the inputs (each counter is read and written by one thread). */
+ *  NVLink carries whole), then the tail; first, if `w.flags`, wait for the inputs to say they
+ *  are done. @p out may be one of the inputs (each counter is read and written by one thread).
+ *  @param out the sum @param in the histograms @param counters counters per histogram
+ *  @param w what to wait for (`flags` NULL: nothing) */
 __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters,
                                day07_wait w) {
     if (w.flags && !wait_for_inputs(w, in.n))
@@ -572,7 +575,8 @@ __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t coun
 }
 
 /** @brief `*flag = seq` with release semantics at system scope: every write this GPU's stream
- *  made before (the count's histogram) is seen by whoever reads the flag with acquire. */
+ *  made before (the count's histogram) is seen by whoever reads the flag with acquire.
+ *  @param flag the word (on the summing GPU) @param seq the sum's number */
 __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
     asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(flag), "r"(seq) : "memory");
 }
