@@ -195,7 +195,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/cours
 
 # ---- the goals ----
 
-.PHONY: check-architecture archs measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
+.PHONY: check-pages check-architecture archs measure print-profile-metrics tables answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -320,7 +320,13 @@ format-check:
 # parameter included); every lesson folder is an input, with pages made here in build/docs: the
 # Lessons page, the Exercises page and one results page per GPU with kept data (DATA_TAGS).
 DATA_TAGS := $(sort $(patsubst docs/data/%_main_uniform.csv,%,$(wildcard docs/data/*_main_uniform.csv)))
-docs:
+# What a reader would trip over (tools/notes/check_pages.py): links and page names that resolve,
+# every image shown, "above"/"below" that point the right way, each lesson's length.
+PAGES = README.md docs/*.md tools/README.md tools/*/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
+check-pages:
+	@python3 tools/notes/check_pages.py $(PAGES)
+
+docs: check-pages
 	@tools/build/ensure-deps.sh doxygen python3
 	@tools/notes/check-refs.sh README.md docs/*.md tools/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html build/docs
@@ -452,6 +458,8 @@ help:
 	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
 	  "make check-architecture" "" \
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
+	  "make check-pages" "" \
+	  "" "the pages: links, images shown, above/below, each lesson's length" \
 	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
 	  "make answers" "measure every exercise (instructor edition; docs/answers/data)" \
 	  "make clean" "remove every build folder"

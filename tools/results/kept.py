@@ -113,6 +113,11 @@ def run_value(row, field):
         return f"{100 * clean / t:.0f}%" if row["where"] == "device" else ""
     if field == "floor":
         return fmt_time(floor)
+    if field == "ceiling": # the shared-atomic ceiling of the same run (DAY00: the two roofs)
+        return fmt_time(row["atomic_ceiling_median_us"])
+    if field == "ceilpct": # the share of the ceiling's speed: the roof days 02-05 are graded by
+        c = float(row.get("atomic_ceiling_median_us") or 0)
+        return f"{100 * c / t:.1f}%" if row["where"] == "device" and c > 0 else ""
     if field == "copyfloor":
         return fmt_time(row["copy_floor_median_us"])
     if field == "cleanfloor":
@@ -137,7 +142,8 @@ def run_value(row, field):
 
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
         "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
-        "cleanpct": "% of clean-L2 read", "floor": "floor", "vsref": "vs `cpu_reference`",
+        "cleanpct": "% of clean-L2 read", "floor": "floor", "ceiling": "shared-atomic ceiling",
+        "ceilpct": "% of atomic ceiling", "vsref": "vs `cpu_reference`",
         "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins",
         "copyfloor": "pinned-copy floor"}
 

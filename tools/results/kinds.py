@@ -50,17 +50,21 @@ def t_runs(page, args):
 
 
 def t_pivot(page, args):
-    o = kv(args, ("data", "preset", "dists", "impls"), ("value", "pct", "floor"))
+    o = kv(args, ("data", "preset", "dists", "impls"), ("value", "pct", "floor", "ceiling"))
     dists = o["dists"].split(",")
     value = o.get("value", "median")
     runs = [f"{o['preset']}/{d}" for d in dists]
     names = [run_file(o["data"], r) for r in runs]
-    head = ["version"] + dists + ([f"% of floor ({o['pct']})"] if "pct" in o else [])
+    # pct=DIST, ceiling=DIST: a column of the share of the read floor / of the shared-atomic
+    # ceiling's speed in DIST
+    extra = [(k, f"% of {'floor' if k == 'pct' else 'atomic ceiling'} ({o[k]})")
+             for k in ("pct", "ceiling") if k in o]
+    head = ["version"] + dists + [h for _, h in extra]
     rows = []
     if o.get("floor") == "1":
         rows.append(["floor (the same run's read of the input)"] +
                     [fmt_time(load_run(o["data"], r)[1][0]["floor_median_us"]) for r in runs] +
-                    ([""] if "pct" in o else []))
+                    [""] * len(extra))
     impls = o["impls"].split(",")
     best = {}
     for r in runs:
@@ -74,8 +78,9 @@ def t_pivot(page, args):
             if len(impls) > 1 and float(row["median_us"]) == best[r] and value == "median":
                 cell = f"**{cell}**"
             cells.append(cell)
-        if "pct" in o:
-            cells.append(run_value(run_row(o["data"], f"{o['preset']}/{o['pct']}", impl), "pct"))
+        for k, _ in extra:
+            cells.append(run_value(run_row(o["data"], f"{o['preset']}/{o[k]}", impl),
+                                   "pct" if k == "pct" else "ceilpct"))
         rows.append(cells)
     return table(head, rows), names
 
@@ -112,11 +117,14 @@ def t_probe(page, args):
 
 
 def t_sweep(page, args):
-    o = kv(args, ("data",))
+    """Where each GPU version beats the CPU; upto=dayNN keeps the lessons up to that one (those a
+    student has met on that page)."""
+    o = kv(args, ("data",), ("upto",))
     name = f"{o['data']}_sweep.csv"
+    upto = o.get("upto", "day99")
     with open(data_path(name), newline="") as f:
         rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
-                if r["status"] == "ran"]
+                if r["status"] == "ran" and r["lesson"][:5] <= upto[:5]]
     sizes = sorted({int(r["rows"]) for r in rows})
     cpu = {}
     gpu, order = {}, []
@@ -192,10 +200,11 @@ def t_lessons(page, args):
     gpu = rows[0]["gpu"]
     names = [name]
     for run in o.get("more", "").split(",") if o.get("more") else []:
-        # a lesson's own run on the same preset (day 07's host-input pipelines): its lessons only
+        # a lesson's own run on the same preset (day 07's host-input pipelines): its lessons' rows
+        # replace the course runner's, so that the table says what the lesson's own table says
         _, extra, extra_name = load_run(o["data"], run)
-        have = {r["lesson"] for r in rows}
-        rows = rows + [r for r in extra if r["lesson"] not in have]
+        own = {r["lesson"] for r in extra}
+        rows = [r for r in rows if r["lesson"] not in own] + extra
         names.append(extra_name)
     out = []
     for make in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile"))):

@@ -3,7 +3,8 @@
 Every kept file names the commit it was measured at: the runner's CSVs in their `commit` column,
 the others in their first line ("# GPU, date, course COMMIT: command"). A table is stale when one
 of its files names no commit (measured before commits were recorded), a commit this history does
-not hold, or one after which a measured source changed: the kernel files of the page's lesson
+not hold, or one after which a measured source's code changed (its comments and layout aside):
+the kernel files of the page's lesson
 (its folder's .cu, .cuh and .c files other than tests) and the harness's timing code. A file that
 holds several runs (make answers' logs, one header each) is judged by its last run; the table
 names each row's run.
@@ -67,15 +68,25 @@ def _git(*args):
     return subprocess.run(["git", *args], capture_output=True, text=True)
 
 
+_C_TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+
+
+def _code_of(text):
+    """C or CUDA source without its comments and whitespace (string literals kept whole)."""
+    code = _C_TOKENS.sub(lambda m: " " if m.group(0)[0] == "/" else m.group(0), text)
+    return "".join(code.split())
+
+
 def _same_but_layout(commit, path):
-    """Whether PATH differs from its version at COMMIT only in whitespace and line breaks (as
-    `make format` changes it): the same code, so no measurement of it goes stale."""
+    """Whether PATH differs from its version at COMMIT only in whitespace, line breaks and comments
+    (as `make format` or a documentation change leaves it): the same code, so no measurement of
+    it goes stale."""
     old = _git("show", f"{commit}:{path}")
     if old.returncode != 0 or not os.path.exists(path):
         return False
     with open(path) as f:
         now = f.read()
-    return "".join(old.stdout.split()) == "".join(now.split())
+    return _code_of(old.stdout) == _code_of(now)
 
 
 def changed_since(commit, sources):
