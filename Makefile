@@ -273,7 +273,7 @@ plot:
 # folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
 # fails if the READMEs differ from docs/data.
 TABLE_PAGES = README.md docs/DAY00.md docs/RELIABILITY.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
-              $(wildcard day*/ANSWERS.md)
+              $(wildcard day*/ANSWERS.md) $(wildcard day*/NOTES.md)
 tables: gpus-page
 	@tools/build/ensure-deps.sh python3
 	python3 tools/results/tables.py $(TABLE_PAGES)

@@ -59,10 +59,16 @@ def check_links(page, lines, problems):
 def check_near(page, lines, problems):
     headings = [(n, HEADING.match(l).group(1).lower()) for n, l in enumerate(lines, 1)
                 if HEADING.match(l)]
-    for n, line in enumerate(lines, 1):
-        for m in NEAR.finditer(line):
+    text = " ".join(lines)  # a name may break across lines
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    for m in NEAR.finditer(text):
+        n = next(i for i in range(len(starts), 0, -1) if starts[i - 1] <= m.start())
+        if True:
             name, where = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-            key = name.lower().rstrip(".")
+            key = " ".join(name.lower().rstrip(".").split())
             found = [h for h, text in headings if key in text]
             side = [h for h in found if (h < n if where == "above" else h > n)]
             if not found:
