@@ -7,9 +7,8 @@ which CI runs; `make docs` runs it too).
   - images: every file in docs/images is shown by some page;
   - "above" and "below": a section named in italics next to either word (`*Plans* above`,
     `(*Step 8* below)`) is a heading of the same page, on the side the word says;
-  - length: each lesson README's words are printed; a lesson is at most LESSON_WORDS words, except
-    the pages listed in tools/notes/words-over.txt, each held at most at the count written there
-    (pages waiting to be split into the lesson and its notebook; the list can only shrink).
+  - length: each lesson README's words are printed (HTML comments aside); a lesson is at most
+    LESSON_WORDS words: what is not the lesson goes to its notebook page, NOTES.md.
 
 Exit status 1, with one line per problem."""
 import glob
@@ -77,39 +76,26 @@ def check_near(page, lines, problems):
                 problems.append(f"{page}:{n}: *{name}* {where}: its heading is on the other side")
 
 
-def words_over():
-    caps = {}
-    path = os.path.join(ROOT, "tools", "notes", "words-over.txt")
-    if os.path.exists(path):
-        for line in open(path):
-            fields = line.split("#")[0].split()
-            if len(fields) == 2:
-                caps[fields[0]] = int(fields[1])
-    return caps
-
-
-def check_length(page, text, problems, caps):
+def check_length(page, text, problems):
     rel = os.path.relpath(page, ROOT)
     if not re.match(r"day\d\d_[^/]+/README\.md$", rel):
         return
     words = len(re.sub(r"<!--.*?-->", "", text, flags=re.S).split())
-    cap = caps.get(rel, LESSON_WORDS)
-    print(f"check-pages: {rel}: {words:,} words (at most {cap:,}"
-          f"{'' if cap == LESSON_WORDS else ', until it is split'})")
-    if words > cap:
-        problems.append(f"{rel}: {words:,} words, more than {cap:,}: move what is not the lesson "
-                        f"to its notebook page (NOTES.md)")
+    print(f"check-pages: {rel}: {words:,} words (at most {LESSON_WORDS:,})")
+    if words > LESSON_WORDS:
+        problems.append(f"{rel}: {words:,} words, more than {LESSON_WORDS:,}: move what is not the "
+                        f"lesson to its notebook page (NOTES.md)")
 
 
 def main(pages):
-    problems, shown, caps = [], set(), words_over()
+    problems, shown = [], set()
     for page in pages:
         page = os.path.abspath(page)
         text = open(page).read()
         lines = prose_lines(text)
         check_links(page, lines, problems)
         check_near(os.path.relpath(page, ROOT), lines, problems)
-        check_length(page, text, problems, caps)
+        check_length(page, text, problems)
         for target in LINK.findall(text):
             shown.add(os.path.normpath(os.path.join(os.path.dirname(page), target.split("#")[0])))
     for image in sorted(glob.glob(os.path.join(ROOT, "docs", "images", "*"))):
