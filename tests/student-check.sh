@@ -7,8 +7,9 @@
 #  - every failing test says "not written yet", and nothing else fails;
 #  - the unwritten parts the tests name are exactly tests/student-expected.txt (so a region left
 #    unmarked, or marked by mistake, is caught), and every lesson has something to write;
-#  - no instructor-only file (answer keys, wrong kernels) is in it, and no solution stands
-#    anywhere in it (tools/student/leaks.py);
+#  - no instructor-only file (answer keys, wrong kernels, the lab notebooks) is in it, no page
+#    says a measurement is stale or a record, and no solution stands anywhere in it
+#    (tools/student/leaks.py);
 # Then it writes the solution back over day04's TODOs and checks that day04's lesson test passes
 # (on a machine without a GPU its GPU tests skip).
 set -euo pipefail
@@ -23,6 +24,14 @@ fail() { echo "student-check: $*" >&2; exit 1; }
 for f in day*/ANSWERS.md tests/wrong/wrong.h tests/test_wrong.c tools/student/student.sh; do
     [ ! -e "$dir/$f" ] || fail "instructor-only file $f is in the student edition"
 done
+# the lessons' lab notebooks stay with the instructors, and no page a student gets carries the
+# instructor's notes on the data: a stale measurement's line, or a record of another GPU or version
+for f in day*/NOTES.md; do
+    [ ! -e "$dir/$f" ] || fail "the lab notebook $f is in the student edition"
+done
+if grep -rn -E '^\*(Stale: |A record: )' "$dir" --include='*.md'; then
+    fail "a page of the student edition carries instructor notes on the data (above)"
+fi
 grep -rl '// SOLUTION ' "$dir" --include='*.c' --include='*.cu' --include='*.cuh' --include='*.h' &&
     fail "SOLUTION regions left in the student edition"
 # no solution given away elsewhere in the student's files (a sibling kernel, a README, an answer)
