@@ -19,7 +19,7 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 LESSON_WORDS = 3000
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-MD_NAME = re.compile(r"(?<![\w/.(-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.md)\b")
+MD_NAME = re.compile(r"(?<![\w/.:-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.md)\b")
 NEAR = re.compile(r"\*([A-Z][^*\n]{1,60}?)\*\)?,? (above|below)\b|\b(above|below) \(\*([A-Z][^*\n]{1,60}?)\*")
 HEADING = re.compile(r"^#{1,6} +(.*?)(?: \{#[^}]*\})?\s*$")
 FENCE = re.compile(r"^(```|~~~)")
@@ -37,7 +37,7 @@ def prose_lines(text):
     return out
 
 
-def check_links(page, lines, problems):
+def check_links(page, lines, raw, problems):
     here, name_of_page = os.path.dirname(page), os.path.relpath(page, ROOT)
     for n, line in enumerate(lines, 1):
         for target in LINK.findall(line):
@@ -48,7 +48,8 @@ def check_links(page, lines, problems):
                 problems.append(f"{name_of_page}:{n}: link to '{target}', which does not exist")
             elif not path.startswith(ROOT):
                 problems.append(f"{name_of_page}:{n}: link to '{target}', outside the repository")
-        bare = LINK.sub("", line)
+    for n, line in enumerate(raw, 1):  # page names, in code blocks too (a tree, a command)
+        bare = re.sub(r"https?://\S+", "", LINK.sub("", line))
         for name in MD_NAME.findall(bare):
             base = os.path.basename(name)
             if not glob.glob(os.path.join(ROOT, "**", base), recursive=True):
@@ -93,7 +94,7 @@ def main(pages):
         page = os.path.abspath(page)
         text = open(page).read()
         lines = prose_lines(text)
-        check_links(page, lines, problems)
+        check_links(page, lines, text.split("\n"), problems)
         check_near(os.path.relpath(page, ROOT), lines, problems)
         check_length(page, text, problems)
         for target in LINK.findall(text):
