@@ -131,7 +131,8 @@ if [ $has_gpu = 0 ]; then
 fi
 
 # 10. make help is aligned; DAY takes the forms a person types
-make -s help | grep '^make [a-z]' | grep -v '^make check-architecture' |
+# (a target too long for the column says what it does on the next line: its own line is left out)
+make -s help | grep '^make [a-z]' | awk 'NF > 2' |
     awk '{ if (substr($0, 15, 1) != " " || substr($0, 16, 1) == " ") bad = 1 } END { exit bad }' ||
     fail "make help's descriptions do not line up"
 make -s -n test DAY=4 >/dev/null && make -s -n test DAY=day04 >/dev/null && make -s -n test DAY=04 >/dev/null ||
