@@ -7,10 +7,11 @@ which CI runs; `make docs` runs it too).
   - images: every file in docs/images is shown by some page;
   - "above" and "below": a section named in italics next to either word (`*Plans* above`,
     `(*Step 8* below)`) is a heading of the same page, on the side the word says;
-  - length: each lesson README's words are printed (HTML comments aside); a lesson is at most
+  - length: each lesson README's words are printed (as `wc -w` counts them); a lesson is at most
     LESSON_WORDS words: what is not the lesson goes to its notebook page, NOTES.md.
 
 Exit status 1, with one line per problem."""
+import bisect
 import glob
 import os
 import re
@@ -23,7 +24,7 @@ INSTRUCTOR_PAGES = {"ANSWERS.md", "NOTES.md"}
 STUDENT_EDITION = not os.path.exists(os.path.join(ROOT, "tools", "student", "instructor-only.txt"))
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 MD_NAME = re.compile(r"(?<![\w/.:-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.md)\b")
-NEAR = re.compile(r"\*([A-Z][^*\n]{1,60}?)\*\)?,? (above|below)\b|\b(above|below) \(\*([A-Z][^*\n]{1,60}?)\*")
+NEAR = re.compile(r"\*([A-Z][^*\n]{1,60}?)\*\)?,?\s+(above|below)\b|\b(above|below)\s+\(\*([A-Z][^*\n]{1,60}?)\*")
 HEADING = re.compile(r"^#{1,6} +(.*?)(?: \{#[^}]*\})?\s*$")
 FENCE = re.compile(r"^(```|~~~)")
 
@@ -64,29 +65,27 @@ def check_links(page, lines, raw, problems):
 def check_near(page, lines, problems):
     headings = [(n, HEADING.match(l).group(1).lower()) for n, l in enumerate(lines, 1)
                 if HEADING.match(l)]
-    text = " ".join(lines)  # a name may break across lines
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
-    for m in NEAR.finditer(text):
-        n = next(i for i in range(len(starts), 0, -1) if starts[i - 1] <= m.start())
-        if True:
-            name, where = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-            key = " ".join(name.lower().rstrip(".").split())
-            found = [h for h, text in headings if key in text]
-            side = [h for h in found if (h < n if where == "above" else h > n)]
-            if not found:
-                problems.append(f"{page}:{n}: *{name}* {where}: no heading of this page says it")
-            elif not side:
-                problems.append(f"{page}:{n}: *{name}* {where}: its heading is on the other side")
+    joined = " ".join(lines)  # a name may break across lines
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for m in NEAR.finditer(joined):
+        n = bisect.bisect_right(starts, m.start())  # the match's line, counted from 1
+        name, where = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        key = " ".join(name.lower().rstrip(".").split())
+        found = [h for h, title in headings if key in title]
+        side = [h for h in found if (h < n if where == "above" else h > n)]
+        if not found:
+            problems.append(f"{page}:{n}: *{name}* {where}: no heading of this page says it")
+        elif not side:
+            problems.append(f"{page}:{n}: *{name}* {where}: its heading is on the other side")
 
 
 def check_length(page, text, problems):
     rel = os.path.relpath(page, ROOT)
     if not re.match(r"day\d\d_[^/]+/README\.md$", rel):
         return
-    words = len(re.sub(r"<!--.*?-->", "", text, flags=re.S).split())
+    words = len(text.split())  # as `wc -w` counts them, the figures' markers included
     print(f"check-pages: {rel}: {words:,} words (at most {LESSON_WORDS:,})")
     if words > LESSON_WORDS:
         problems.append(f"{rel}: {words:,} words, more than {LESSON_WORDS:,}: move what is not the "
