@@ -243,9 +243,11 @@ static int run_ranks(int np, char *const *args, char *out, size_t outlen, char *
     return test_run_program(argv, out, outlen, err, errlen);
 }
 
-/** @brief Run ranks on @p np ranks with @p args plus `--output`, and check it exits 0 with the
- *  histogram @p expected_npy holds (a file of the reference's counts). */
-static void ranks_exact(int np, char *const *args, const char *expected_npy) {
+/** @brief Run ranks on @p np ranks with @p args plus `--output` and `--reps 2`, and check it
+ *  exits 0 with the histogram @p expected_npy holds (a file of the reference's counts) and, if
+ *  @p reduce is not NULL, that its report names that way of summing. */
+static void ranks_exact_by(int np, char *const *args, const char *expected_npy,
+                           const char *reduce) {
     char *all[32];
     int k = 0;
     for (; args[k]; ++k)
@@ -262,10 +264,22 @@ static void ranks_exact(int np, char *const *args, const char *expected_npy) {
     if (rc != 0)
         fail_msg("%d ranks (%s ...) exited with %d: %s", np, args[0], rc, err);
     assert_non_null(strstr(out, "check: exact"));
+    if (reduce) {
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        print_message("%d ranks%s%s: %.*s", np, visible ? ", CUDA_VISIBLE_DEVICES=" : "",
+                      visible ? visible : "", (int)strcspn(out, "\n") + 1, out);
+        if (!strstr(out, reduce))
+            fail_msg("%d ranks: the reduce is not %s: %s", np, reduce, out);
+    }
     char cmp[512];
     snprintf(cmp, sizeof cmp, "cmp -s %s %s", out_path, expected_npy);
     if (system(cmp) != 0)
         fail_msg("%d ranks (%s ...): the output differs from the reference", np, args[0]);
+}
+
+/** @brief ranks_exact_by() whatever way the ranks sum. */
+static void ranks_exact(int np, char *const *args, const char *expected_npy) {
+    ranks_exact_by(np, args, expected_npy, NULL);
 }
 
 /** @brief The reference's counts of @p d's whole dataset, written to @p path. */
@@ -407,35 +421,6 @@ static void test_ranks_failures(void **state) {
     assert_int_equal(access(good, F_OK), -1);
 }
 
-/** @brief @p np ranks of @p args plus `--reps 2` and `--output`: exact, and the report names
- *  @p reduce (how the counts were summed). */
-static void ranks_path(int np, char *const *args, const char *expected, const char *reduce) {
-    char out[8192], err[4096], out_path[128], *all[32];
-    int k = 0;
-    for (; args[k]; ++k)
-        all[k] = args[k];
-    snprintf(out_path, sizeof out_path, "%s/ranks-path.npy", test_tmp_dir);
-    unlink(out_path);
-    all[k++] = "--reps";
-    all[k++] = "2";
-    all[k++] = "--output";
-    all[k++] = out_path;
-    all[k] = NULL;
-    const int rc = run_ranks(np, all, out, sizeof out, err, sizeof err);
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    print_message("%d ranks%s%s: %.*s", np, visible ? ", CUDA_VISIBLE_DEVICES=" : "",
-                  visible ? visible : "", (int)strcspn(out, "\n") + 1, out);
-    if (rc != 0)
-        fail_msg("%d ranks: exit %d: %s", np, rc, err);
-    assert_non_null(strstr(out, "check: exact"));
-    if (!strstr(out, reduce))
-        fail_msg("%d ranks: the reduce is not %s: %s", np, reduce, out);
-    char cmp[512];
-    snprintf(cmp, sizeof cmp, "cmp -s %s %s", out_path, expected);
-    if (system(cmp) != 0)
-        fail_msg("%d ranks: the output differs from the reference", np);
-}
-
 /* On a GPU, whatever the machine's GPU count G (1, 2, 4, 8): every path on purpose. MPI with two
    ranks (`--path mpi`); the peer path and NCCL's with one rank per GPU for 1 .. G ranks (the
    peer path is auto's choice there); G + 1 ranks share a GPU and auto takes MPI; and two ranks
@@ -453,27 +438,27 @@ static void test_ranks_on_the_gpu(void **state) {
     const int gpus = hist_gpu_count() < 8 ? hist_gpu_count() : 8;
     args[6] = "--path";
     args[7] = "mpi";
-    ranks_path(2, args, expected, "MPI_Reduce");
+    ranks_exact_by(2, args, expected, "MPI_Reduce");
     const hist_impl *gpus_nccl = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
     hist_problem p = {1, 1, {0, 255, 1}};
     const int nccl = gpus_nccl->unsupported(&p, dev) == NULL; /* built with NCCL */
     for (int np = 1; np <= gpus; ++np) {
         args[6] = NULL;
-        ranks_path(np, args, expected, "peer: rank 0's GPU adds");
+        ranks_exact_by(np, args, expected, "peer: rank 0's GPU adds");
         args[6] = "--path";
         args[7] = "peer";
-        ranks_path(np, args, expected, "peer: rank 0's GPU adds");
+        ranks_exact_by(np, args, expected, "peer: rank 0's GPU adds");
         if (!nccl)
             continue;
         args[7] = "nccl";
-        ranks_path(np, args, expected, "ncclReduce");
+        ranks_exact_by(np, args, expected, "ncclReduce");
         if (np == 2) {
             args[7] = "nccl-allreduce";
-            ranks_path(np, args, expected, "ncclAllReduce");
+            ranks_exact_by(np, args, expected, "ncclAllReduce");
         }
     }
     args[6] = NULL;
-    ranks_path(gpus + 1, args, expected, "MPI_Reduce");
+    ranks_exact_by(gpus + 1, args, expected, "MPI_Reduce");
     /* a path that cannot be had is refused, on every rank, in one line */
     char out[8192], *peer_shared[] = {"--rows", "10", "--path", "peer", NULL};
     assert_int_equal(run_ranks(gpus + 1, peer_shared, out, sizeof out, err, sizeof err), 2);
@@ -484,7 +469,7 @@ static void test_ranks_on_the_gpu(void **state) {
     if (saved)
         snprintf(keep, sizeof keep, "%s", saved);
     setenv("CUDA_VISIBLE_DEVICES", "0", 1);
-    ranks_path(2, args, expected, "2 ranks share 1 GPU");
+    ranks_exact_by(2, args, expected, "2 ranks share 1 GPU");
     if (saved)
         setenv("CUDA_VISIBLE_DEVICES", keep, 1);
     else
