@@ -77,7 +77,7 @@ def _code_of(text):
     return "".join(code.split())
 
 
-def _same_but_layout(commit, path):
+def _same_code(commit, path):
     """Whether PATH differs from its version at COMMIT only in whitespace, line breaks and comments
     (as `make format` or a documentation change leaves it): the same code, so no measurement of
     it goes stale."""
@@ -98,7 +98,7 @@ def changed_since(commit, sources):
             _diffs[key] = None
         else:
             names = _git("diff", "--name-only", commit, "--", *sources).stdout.split()
-            _diffs[key] = [n for n in names if not _same_but_layout(commit, n)]
+            _diffs[key] = [n for n in names if not _same_code(commit, n)]
     return _diffs[key]
 
 
