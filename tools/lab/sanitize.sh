@@ -103,13 +103,14 @@ repro_verdict() {
 # LESSON it ran on the GPU (none it skipped, outside their constraints there), one per line;
 # $dir/NAME.plans, those that chose a plan from the GPU (said on "# plan on this GPU" lines)
 ran_on_gpu() {
+    local csv="$dir/$1.list.csv" log="$dir/$1.list.log"
     # shellcheck disable=SC2086
-    "$bin" $2 --reps 1 --warmup 0 --csv "$dir/list.csv" >"$dir/list.log" 2>&1 ||
-        { echo "sanitize: the plain run '$bin $2' failed:" >&2; tail -n 3 "$dir/list.log" >&2; exit 1; }
+    "$bin" $2 --reps 1 --warmup 0 --csv "$csv" >"$log" 2>&1 ||
+        { echo "sanitize: the plain run '$bin $2' failed:" >&2; tail -n 3 "$log" >&2; return 1; }
     awk -F, -v out="$dir/$1" 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 > (out "." $1) }
-        NR > 1 && $3 == "h2d" { print $2 > (out ".h2d") }' "$dir/list.csv"
+        NR > 1 && $3 == "h2d" { print $2 > (out ".h2d") }' "$csv"
     touch "$dir/$1.h2d"
-    sed -n 's/^# plan on this GPU: .*(\(.*\))$/\1/p' "$dir/list.log" | tr -d ' ' | tr ',' '\n' >"$dir/$1.plans"
+    sed -n 's/^# plan on this GPU: .*(\(.*\))$/\1/p' "$log" | tr -d ' ' | tr ',' '\n' >"$dir/$1.plans"
 }
 # NAME [PLANS [DEVICE]]: per lesson, "PROGRAM IMPL,IMPL,..." of the implementations of run NAME
 # (with PLANS, only those that chose a plan; with DEVICE, no host-input one), those run alone left out
@@ -136,9 +137,12 @@ limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
 # memcheck); their kernels are day 06's, checked with its lesson, and NCCL's own
 for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
 [ -z "$repro" ] || repro_start
-ran_on_gpu shape0 "$shape0"
-ran_on_gpu shape1 "$shape1"
-for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu"; done
+# the plain runs side by side (each a few seconds, most of it NCCL's and the CPU's)
+plain=""
+ran_on_gpu shape0 "$shape0" & plain="$plain $!"
+ran_on_gpu shape1 "$shape1" & plain="$plain $!"
+for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu" & plain="$plain $!"; done
+for pid in $plain; do wait "$pid" || exit 1; done
 # the plan: one GROUP|TOOL|PROGRAM|ARGS line per run, the longest first (the implementations run
 # alone, then racecheck's): each lesson's implementations together, on shape 0 under every
 # distribution (those that chose a plan; the others under the uniform one), on shape 1, and those
