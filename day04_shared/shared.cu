@@ -203,13 +203,19 @@ template <bool AGGREGATE>
 __device__ __forceinline__ void shared_count(const uint8_t *__restrict__ d_samples,
                                              uint32_t channels, uint32_t bins, hist_bin_map map,
                                              const tile &t, uint32_t *s_hist) {
-    // SOLUTION shared_count [gpu_shared gpu_shared_aggregate]: the count. This thread reads
-    //   channel t.c0 + ch for ch = t.lane, t.lane + t.lanes, ... (< t.group_channels), rows
-    //   t.r0 + t.row_offset, + t.rows_per_step, ... (< t.r1): ROWS_IN_FLIGHT loads first, then
-    //   count_bin<AGGREGATE>(hist_bin_of(value, map), run_bin, run_length, s_hist + ch * bins)
-    //   for each; then the rows left over, one at a time. Each channel starts with no run
-    //   (run_bin = -1, run_length = 0); with AGGREGATE, a run still open at its end is added with
-    //   one atomicAdd. Threads with t.row_offset >= t.rows_per_step have no rows.
+    // SOLUTION shared_count [gpu_shared gpu_shared_aggregate]: the count. Threads with
+    //   t.row_offset >= t.rows_per_step have no rows: they return. This thread takes channels
+    //   ch = t.lane, t.lane + t.lanes, ... (< t.group_channels); for each, with
+    //   s_channel = s_hist + ch * bins (that channel's shared counters) and no run yet
+    //   (int run_bin = -1, uint32_t run_length = 0), it walks rows r = t.r0 + t.row_offset,
+    //   + t.rows_per_step, ... (< t.r1) of byte d_samples[r * channels + t.c0 + ch]. While
+    //   ROWS_IN_FLIGHT rows remain, load them all into `uint8_t v[ROWS_IN_FLIGHT]` (a fixed
+    //   array, its loops under #pragma unroll, so that it stays in registers), then call
+    //   count_bin<AGGREGATE>(hist_bin_of(v[k], map), run_bin, run_length, s_channel) for each;
+    //   then the rows left over, one at a time. With AGGREGATE, if run_bin >= 0 when the
+    //   channel ends, add the open run: atomicAdd(&s_channel[run_bin], run_length).
+    //   Example (a block of 256 threads, 32 channels, t.lanes = 32, t.rows_per_step = 8):
+    //   thread 37 has t.lane = 5, t.row_offset = 1: channel t.c0 + 5, rows t.r0 + 1, t.r0 + 9, ...
     // stub: (void)d_samples, (void)channels, (void)bins, (void)map, (void)t, (void)s_hist;
     if (t.row_offset >= t.rows_per_step)
         return;

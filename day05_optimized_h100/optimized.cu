@@ -45,7 +45,8 @@
 __device__ __forceinline__ unsigned int padded_base(int ch) {
     // SOLUTION padded_base [gpu_cs149]: where channel ch's bin 0 sits in the [64][258] shared
     //   histogram: 257 words per channel and one more word after every 4 channels, so that the
-    //   words of neighbouring lanes fall into different banks (README: the padded layout).
+    //   words of neighbouring lanes fall into different banks (README: the diagram of the padded
+    //   histogram).
     // stub: return (unsigned int)ch * D05_SHARED_ROW;
     return ch * 257 + (ch >> 2);
     // END SOLUTION
@@ -76,6 +77,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
 /* ---- phase 1 ---- */
 
 /** @brief Count the 4 channels of one 32-bit word, one shared atomic each. */
+//! [count_word]
 #define COUNT_WORD(v)                                                                              \
     do {                                                                                           \
         atomicAdd(&h0[(v)&0xFF], 1u);                                                              \
@@ -83,6 +85,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
         atomicAdd(&h2[((v) >> 16) & 0xFF], 1u);                                                    \
         atomicAdd(&h3[(v) >> 24], 1u);                                                             \
     } while (0)
+//! [count_word]
 
 /**
  * @brief Phase 1: one block counts 64 channels of one chunk of rows and stores its partial.
@@ -124,23 +127,27 @@ __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, in
     const unsigned int *ptr_base =
         reinterpret_cast<const unsigned int *>(input + start_channel) + word;
 
+    //! [padded_pointers]
     /* this thread's 4 channels, each a pointer to its padded shared histogram */
     const int ch = word * 4;
     unsigned int *h0 = s_hist + padded_base(ch + 0);
     unsigned int *h1 = s_hist + padded_base(ch + 1);
     unsigned int *h2 = s_hist + padded_base(ch + 2);
     unsigned int *h3 = s_hist + padded_base(ch + 3);
+    //! [padded_pointers]
 
     const int effective_step = D05_WARPS * 2; /* 16 rows between a thread's consecutive loads */
     const int unroll_step_8x = effective_step * D05_UNROLL;
     int r = row_start + warp_id * 2 + sub_row;
 
     if (word < group_words) { /* a last, partial group of channels leaves some lanes idle */
-        // SOLUTION histogram_optimized_kernel [gpu_cs149]: the double-buffered loop. While
-        //   8 full batches fit before row_end: load rows r, r + effective_step, ...,
-        //   r + 7 * effective_step into v0..v7 once, then in a loop load the next 8 into n0..n7
-        //   before counting v0..v7 with COUNT_WORD, move n into v, advance r by unroll_step_8x;
-        //   count the last batch after the loop. The remainder loop below does the rest.
+        // SOLUTION histogram_optimized_kernel [gpu_cs149]: the double-buffered loop. A batch is
+        //   this thread's 8 rows r, r + effective_step, ..., r + 7 * effective_step; it is full
+        //   when its last row is before row_end. If the first batch is full, load it into v0..v7
+        //   (8 named registers, not an array), advance r by unroll_step_8x; then, while the next
+        //   batch is full, load it into n0..n7 before counting v0..v7 with COUNT_WORD, move n into
+        //   v, advance r; count the last v0..v7 after the loop. The remainder loop below takes the
+        //   rows left over, one at a time.
         // stub: (void)unroll_step_8x;
         /* 3. Double buffering + 8x unrolling */
         const bool has_full_batch_8x = r + effective_step * 7 < row_end;

@@ -330,5 +330,16 @@ def t_variants(page, args):
     return table(["run", "variant"] + [f"`--dist {d}`" for d in dists], rows), [name]
 
 
-KINDS = {"regions": t_regions, "lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
+import snippets as _code
+
+
+def t_code(page, args):
+    return _code.t_code(page, args, kv)
+
+
+def t_diff(page, args):
+    return _code.t_diff(page, args, kv)
+
+
+KINDS = {"code": t_code, "diff": t_diff, "regions": t_regions, "lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
          "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}

@@ -245,13 +245,13 @@ EOF
           "$build/day06_roofline/day06_roofline" --impl gpu_roofline --reps 50 --csv "$tmp/day06.csv" \
               --save-input "$tmp/main.npy" > /dev/null
           # day 06's own program, in the ranks' columns: its median is the count's
-          awk -F, 'NR > 1 && $2 == "gpu_roofline" { printf "day 06 alone,1,-,GPU,generated,%s,%s,-,-,-,%.1f,-,-,-,%s,-\n", $16, $17, $5, $13 }' "$tmp/day06.csv" > "$tmp/rows"
+          awk -F, 'NR > 1 && $2 == "gpu_roofline" { printf "day 06 alone,1,-,GPU,generated,%s,%s,-,-,-,%.1f,-,-,-,-,%s,-\n", $16, $17, $5, $13 }' "$tmp/day06.csv" > "$tmp/rows"
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 50 --csv "$tmp/ranks.csv" > /dev/null; done
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --cpu --csv "$tmp/ranks.csv" > /dev/null; done
           cat "$tmp/main.npy" > /dev/null # into the page cache
           t0=$(date +%s%N); cat "$tmp/main.npy" > /dev/null; t1=$(date +%s%N)
           bytes=$(stat -c %s "$tmp/main.npy")
-          awk -v ns=$((t1 - t0)) -v b="$bytes" 'BEGIN { printf "cat FILE > /dev/null,1,-,-,one file,-,-,-,%.2f,%.2f,-,-,-,-,-,-\n", ns / 1e6, b / ns }' >> "$tmp/rows"
+          awk -v ns=$((t1 - t0)) -v b="$bytes" 'BEGIN { printf "cat FILE > /dev/null,1,-,-,one file,-,-,-,%.2f,%.2f,-,-,-,-,-,-,-\n", ns / 1e6, b / ns }' >> "$tmp/rows"
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --input "$tmp/main.npy" --csv "$tmp/ranks.csv" > /dev/null; done
           head -n 1 "$tmp/ranks.csv"; head -n 1 "$tmp/rows"; tail -n +2 "$tmp/ranks.csv" | head -n 6
           tail -n 1 "$tmp/rows"; tail -n +8 "$tmp/ranks.csv"; } > "$file.tmp"

@@ -37,6 +37,13 @@ Nsight Compute's CSV. Table kinds:
     variants file=FILE                                            an exercise's kept runs (make answers)
     regions                                                       the code a student writes: every
              // SOLUTION region of the sources (read from them; no provenance line)
+    code     file=PATH (fn=FUNCTION | name=MARKER)                lines of a source as a code block: a
+             function's definition, or the lines between two `//! [MARKER]` lines (snippets.py)
+    diff     file=PATH (from=FN to=FN [file2=PATH] | steps=FN:FN,...)   the lines that differ
+             between two functions' bodies, as a diff block
+
+`tables.py --code-only FILE.md...` rewrites the code and diff blocks alone (the student edition's
+pages, from its own sources: a region's TODO where the instructor's page shows its solution).
 
 `tables.py --results-page TAG OUT` writes the notes' results page of one GPU (make docs).
 
@@ -109,7 +116,10 @@ BEGIN = re.compile(r"^<!-- table (.*?) -->\s*$")
 END = "<!-- /table -->"
 
 
-def rewrite(page, text):
+CODE_KINDS = ("code", "diff")
+
+
+def rewrite(page, text, code_only=False):
     out, lines, i = [], text.split("\n"), 0
     while i < len(lines):
         line = lines[i]
@@ -124,6 +134,10 @@ def rewrite(page, text):
         if j == len(lines):
             raise Error(f"line {i + 1}: '{line}' has no '{END}'")
         args = shlex.split(m.group(1))
+        if code_only and args[0] not in CODE_KINDS:
+            out += lines[i:j + 1]
+            i = j + 1
+            continue
         if args[0] not in KINDS:
             raise Error(f"line {i + 1}: unknown table kind '{args[0]}' ({' '.join(KINDS)})")
         try:
@@ -135,6 +149,8 @@ def rewrite(page, text):
         out += ([note] if note else []) + [END]
         i = j + 1
     text = "\n".join(out)
+    if code_only:
+        return text
 
     def fig(m):
         try:
@@ -198,12 +214,12 @@ def main(argv):
             print(f"tables: {e}", file=sys.stderr)
             return 1
         return 0
-    status = 0
-    for page in argv:
+    status, code_only = 0, argv[:1] == ["--code-only"]
+    for page in argv[1:] if code_only else argv:
         with open(page) as f:
             old = f.read()
         try:
-            new = rewrite(page, old)
+            new = rewrite(page, old, code_only)
         except Error as e:
             print(f"tables: {page}: {e}", file=sys.stderr)
             status = 1
@@ -212,6 +228,8 @@ def main(argv):
             with open(page, "w") as f:
                 f.write(new)
             print(f"tables: {page} rewritten")
+    if code_only:
+        return status
     print(f"tables: {stale.counts['stale']} of {stale.counts['tables']} measured tables stale "
           "(measured before their code changed, or at no recorded commit: make measure on the GPU)")
     return status
