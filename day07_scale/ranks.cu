@@ -690,8 +690,9 @@ static hist_stats slowest(double *t, int n) {
     return hist_stats_of(t, n);
 }
 
-/** @brief What timed_once() times. */
-enum timed_what { TIME_REDUCE, TIME_JOB, TIME_COUNT_AS_JOB };
+/** @brief What timed_once() times, in the order measure() times them: the job last, so that its
+ *  last repetition leaves the sum on rank 0 (check()). */
+enum timed_what { TIME_REDUCE, TIME_COUNT_AS_JOB, TIME_JOB };
 
 /** @brief One repetition of @p what, all ranks started by a barrier (a GPU's L2 flushed first
  *        where a count is timed), ended by the host waiting for an event queued behind the
@@ -748,8 +749,8 @@ static void measure(job *j) {
     double mine = j->count.median_us;
     MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     j->count.median_us = mine;
-    hist_stats *into[] = {&j->reduce, &j->whole_job, &j->count_job};
-    for (int what = TIME_REDUCE; what <= TIME_COUNT_AS_JOB; ++what) {
+    hist_stats *into[] = {&j->reduce, &j->count_job, &j->whole_job};
+    for (int what = TIME_REDUCE; what <= TIME_JOB; ++what) {
         for (int r = 0; r < j->o.warmup; ++r)
             timed_once(j, (enum timed_what)what);
         for (int r = 0; r < reps; ++r)
