@@ -43,6 +43,16 @@ def measured_commit(name):
     return commits[-1] if commits else None
 
 
+def machine(tag):
+    """A data tag as words: h200 -> "the H200", h100x2 -> "two H100s"."""
+    m = re.fullmatch(r"([a-z]+[0-9]+)x([0-9]+)", tag)
+    if not m:
+        return f"the {tag.upper()}"
+    n = int(m.group(2))
+    count = {2: "two", 3: "three", 4: "four", 8: "eight"}.get(n, str(n))
+    return f"{count} {m.group(1).upper()}s"
+
+
 def is_try(name):
     """A record of a version tried, kept as it was measured (TAG-try_NAME)."""
     return "-try_" in name
@@ -135,7 +145,7 @@ def stale_line(page, names):
                      ", kept as measured; not the code as it is now.*")
     if records:
         tags = sorted({record_of(n) for n in records})
-        lines.append("*A record: " + "; ".join(f"the code of {c} on the {t.upper()}" for t, c in tags) +
-                     ", kept as measured (that GPU is not lent to the course now, so it is not "
-                     "measured again); not the code as it is now.*")
+        lines.append("*A record: " + "; ".join(f"the code of {c} on {machine(t)}" for t, c in tags) +
+                     ", kept as measured (that machine was not lent when the code last changed, so "
+                     "it was not measured again); not the code as it is now.*")
     return "\n".join(lines) or None
