@@ -142,9 +142,9 @@ done <"$dest/.files"
 rm -f "$dest/.files"
 # the pages' code blocks (`<!-- table code ... -->`) again, from the student edition's own sources:
 # where a block shows a SOLUTION region, the student sees its TODO
-if grep -rlq --include='*.md' -e '^<!-- table \(code\|diff\) ' "$dest"; then
-    grep -rl --include='*.md' -e '^<!-- table \(code\|diff\) ' "$dest" |
-        xargs python3 "$dest/tools/results/tables.py" --code-only >/dev/null ||
+mapfile -t pages < <(grep -rl --include='*.md' -e '^<!-- table \(code\|diff\) ' "$dest")
+if [ ${#pages[@]} -gt 0 ]; then
+    python3 "$dest/tools/results/tables.py" --code-only "${pages[@]}" >/dev/null ||
         die "the student edition's code blocks could not be made (tools/results/tables.py --code-only)"
 fi
 # which implementations the student writes, lesson by lesson (make grade's points): read from the
