@@ -1,11 +1,14 @@
 # plot.gp: the course's two charts, from the runner's CSV files (columns found by name).
 #   gnuplot -e "progression='results.csv'; sweep='sweep.csv'; outdir='docs/images'" tools/results/plot.gp
+# formats='svg' draws SVG only (make charts: the course's own, compared in CI; SVG is text, the
+# same bytes for the same data and gnuplot version); the default is "svg png".
 # 1. progression.svg/.png: median time of every implementation that ran, in lesson order, on a
 #    log scale, the read-only floor as a line, % of floor on each GPU bar.
 # 2. sweep.svg/.png (if a sweep CSV is given): time against rows for every implementation.
 set datafile separator ","
 set datafile columnheaders
 if (!exists("outdir")) outdir = "docs/images"
+if (!exists("formats")) formats = "svg png"
 
 stats progression using (column("median_us")) nooutput
 n = STATS_records
@@ -40,7 +43,7 @@ ylo = floor_us * 1e-6 / 2
 yhi = tmax * 12
 set yrange [ylo:yhi]
 
-do for [fmt in "svg png"] {
+do for [fmt in formats] {
     if (fmt eq "svg") { set terminal svg size 1000,640 dynamic font "Helvetica,12" background "white" noenhanced }
     if (fmt eq "png") { set terminal pngcairo size 1000,640 font "Helvetica,11" background "white" noenhanced }
     set output sprintf("%s/progression.%s", outdir, fmt)
@@ -69,7 +72,9 @@ if (exists("sweep")) {
     set tmargin 4
     set rmargin
     set key outside right top vertical font ",9"
-    set title "The 1-D lesson's question: from what size does the GPU win? (GPU: end to end, copies included)\nDays 05 and 06 count the byte histogram only: this binning skips them."
+    skipped = system(sprintf("awk -F, 'NR==1{for(i=1;i<=NF;i++){if($i==\"implementation\") k=i; if($i==\"status\") st=i}; next} $st!=\"ran\" && !s[$k]++{n++} END{print n+0}' '%s'", sweep))
+    set title sprintf("The 1-D lesson's question: from what size does the GPU win? (GPU: end to end, copies included)\n%s", \
+        (skipped eq "0") ? "every implementation drawn" : sprintf("not drawn: the %s implementations that skip this binning (the runner's CSV says which)", skipped))
     set autoscale xfix
     set offsets 0, 0, 0, 0
     colours = "#000000 #1f77b4 #d62728 #2ca02c #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22"
@@ -78,7 +83,7 @@ if (exists("sweep")) {
     series(impl) = sprintf("< awk -F, -v impl=%s 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $c[\"implementation\"]==impl && $c[\"status\"]==\"ran\" {t = ($c[\"where\"]==\"device\") ? $c[\"e2e_median_us\"] : $c[\"median_us\"]; print $c[\"rows\"], t * 1e-6}' '%s' | sort -n", impl, sweep)
     set datafile separator whitespace
     unset datafile columnheaders
-    do for [fmt in "svg png"] {
+    do for [fmt in formats] {
         if (fmt eq "svg") { set terminal svg size 1060,580 dynamic font "Helvetica,12" background "white" noenhanced }
         if (fmt eq "png") { set terminal pngcairo size 1060,580 font "Helvetica,11" background "white" noenhanced }
         set output sprintf("%s/sweep.%s", outdir, fmt)

@@ -110,8 +110,8 @@ def figure(args):
 
 
 # (a unit only where no letter follows it: "747 shared" is a number and a word, not 747 s)
-FIG = re.compile(r"(<!-- fig (.*?) -->)(\*\*)?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:us|ms|s|%|x|MiB)(?![A-Za-z]))?"
-                 r"|[0-9]{4}-[0-9]{2}-[0-9]{2})")
+FIG = re.compile(r"(<!-- fig (.*?) -->)(\*\*)?([0-9]{4}-[0-9]{2}-[0-9]{2}"
+                 r"|[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:us|ms|s|%|x|MiB)(?![A-Za-z]))?)")
 BEGIN = re.compile(r"^<!-- table (.*?) -->\s*$")
 END = "<!-- /table -->"
 
