@@ -40,6 +40,19 @@ cp README.md "$work/readme.keep"
 ! python3 "$src/tools/student/leaks.py" "$src" . >/dev/null 2>&1 || fail "leaks.py missed a solution pasted into the README"
 cp "$work/readme.keep" README.md
 step "3 no solution in the student edition; a planted one is caught"
+# 3b. day 04's and day 06's regions can be written from what the student edition gives: every name
+#     a solution uses is in the TODO or the code around it (tools/student/writable.py); a helper
+#     the edition no longer gives is caught
+regions04_06="day04_shared/shared.cu day06_roofline/roofline.cuh day06_roofline/steps.cu day06_roofline/plan.cu"
+# shellcheck disable=SC2086
+python3 "$src/tools/student/writable.py" "$src" . $regions04_06 >"$work/writable.txt" ||
+    { cat "$work/writable.txt"; fail "a day 04 or day 06 region needs a name its TODO never gives"; }
+cp day04_shared/shared.cu "$work/shared.keep"
+sed -i 's/\bcount_bin\b/count_one/g' day04_shared/shared.cu
+! python3 "$src/tools/student/writable.py" "$src" . day04_shared/shared.cu >/dev/null 2>&1 ||
+    fail "writable.py missed a helper the student edition no longer names"
+cp "$work/shared.keep" day04_shared/shared.cu
+step "3b day 04's and day 06's $(grep -c 'every name it uses is given' "$work/writable.txt") regions name everything they need"
 
 # 4. day 07's task names the blocks of day 06 it needs
 for f in count_word slot_to_channel virtual_width; do
