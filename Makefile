@@ -70,29 +70,29 @@ ALL_OBJS += $$($(1)_OBJS) $(patsubst %,$(BUILD)/$(1)/%.o,main test_lesson test_$
 
 $$($(1)_LIB): $$($(1)_OBJS)
 	@rm -f $$@
-	ar rcs $$@ $$^
+	$$(call quiet,AR,$$@)ar rcs $$@ $$^
 	@tools/build/check-lesson.sh $(1) $$($(1)_ID) $$@
 
 $(BUILD)/$(1)/main.o: common/course/lesson_main.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$($(1)_DEFS) -c $$< -o $$@
+	$$(call quiet,CC,$$<)$$(CC) $$(CFLAGS) $$($(1)_DEFS) -c $$< -o $$@
 
 $$($(1)_BIN): $(BUILD)/$(1)/main.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
-	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 
 $$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
-	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 
 $(BUILD)/$(1)/test_lesson.o $(BUILD)/$(1)/test_$(1).o: CFLAGS += $(TEST_CFLAGS) $$($(1)_DEFS) \
     -DLESSON_BIN='"$$(CURDIR)/$$($(1)_BIN)"'
 $(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) | cmocka
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC,$$<)$$(CC) $$(CFLAGS) -c $$< -o $$@
 $(BUILD)/$(1)/test_$(1).o: | cmocka
 
 $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$($(1)_LIB) \
                    $$($(1)_USES_LIBS) $(LIBHIST) | $$($(1)_BIN) $$($(1)_PROGRAMS)
-	$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(CMOCKA_LIBS) $$(LDLIBS)
+	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(CMOCKA_LIBS) $$(LDLIBS)
 endef
 
 TEST_CFLAGS := $(CMOCKA_CFLAGS) -Itests
@@ -123,7 +123,7 @@ endif
 endif
 
 $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 
 # ---- the student's unwritten code: the TODO(student) blocks of the sources (tools/student/student.sh) ----
 # Listed at parse time (rewritten only when they change) into the harness library, so that the
@@ -135,7 +135,7 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell tools/student/todos.sh $(TODOS_C) $(TODO_SRCS))
 endif
 $(BUILD)/todos.o: $(TODOS_C) $(FLAGS_STAMP)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 $(LIBHIST): $(BUILD)/todos.o
 
 # The commit every program reports (the runner's CSVs, column `commit`): COURSE_COMMIT (a copy
@@ -151,18 +151,18 @@ $(file > $(COMMIT_C),$(commit_text))
 endif
 endif
 $(BUILD)/commit.o: $(COMMIT_C) $(FLAGS_STAMP)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 $(LIBHIST): $(BUILD)/commit.o
 
 LESSON_LIBS := $(foreach l,$(ALL_LESSONS),$($(l)_LIB))
 COURSE_BIN := $(BUILD)/course
 $(COURSE_BIN): $(BUILD)/common/course/course.o $(BUILD)/registry.o $(LESSON_LIBS) $(LIBHIST)
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # the tables of the notes' which-GPU page (docs/GPUS.md), from every registry and the limits
 GPUS_PAGE_BIN := $(BUILD)/gpus_page
 $(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSON_LIBS) $(LIBHIST)
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- the harness's tests and the property test of the whole course ----
 
@@ -172,10 +172,10 @@ $(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(CURDIR)/tests/fuzz"'
 $(BUILD)/tests/test_util.o $(BUILD)/tests/test_harness.o $(BUILD)/tests/test_gpu_harness.o \
 $(BUILD)/tests/test_properties.o: | cmocka
 $(HARNESS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/test_util.o $(LIBHIST)
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 $(PROPERTY_TEST): $(BUILD)/tests/test_properties.o $(BUILD)/tests/test_util.o $(BUILD)/registry.o \
                   $(LESSON_LIBS) $(LIBHIST)
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 # The deliberately wrong kernels and the test that the lesson tests catch them (instructor
 # edition only: the student edition has no tests/wrong/).
@@ -186,7 +186,7 @@ $(BUILD)/tests/wrong/%.o: NVCCFLAGS += -Itests/wrong
 $(BUILD)/tests/test_wrong.o: | cmocka
 $(BUILD)/tests/test_wrong: $(BUILD)/tests/test_wrong.o $(WRONG_OBJS) $(BUILD)/tests/test_util.o \
                            $(LIBHIST)
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 ALL_OBJS += $(WRONG_OBJS) $(BUILD)/tests/test_wrong.o
 ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/course/gpus_page.o \
@@ -262,8 +262,9 @@ PLOT_CSV ?= $(firstword $(filter-out results/cpu-only_%,$(shell ls -t results/*_
 PLOT_SWEEP ?= $(firstword $(wildcard results/sweep.csv) docs/data/h100_sweep.csv)
 PLOT_DIR ?= results/charts
 plot:
+	$(if $(PLOT_CSV),$(call need,gnuplot))
 	@test -n "$(PLOT_CSV)" || { echo "make plot: no GPU results to draw yet: run make run on a machine with a GPU (results/ holds $(words $(wildcard results/*.csv)) CSV files, none of a GPU's main preset)"; exit 0; }; \
-	  tools/build/ensure-deps.sh gnuplot && mkdir -p $(PLOT_DIR) && \
+	  mkdir -p $(PLOT_DIR) && \
 	  gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='$(PLOT_DIR)'" tools/results/plot.gp && \
 	  echo "$(PLOT_DIR)/progression.svg|png from $(PLOT_CSV); $(PLOT_DIR)/sweep.svg|png from $(PLOT_SWEEP)"
 
@@ -274,7 +275,7 @@ plot:
 TABLE_PAGES = README.md docs/DAY00.md docs/RELIABILITY.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
               $(wildcard day*/ANSWERS.md) $(wildcard day*/NOTES.md)
 tables: gpus-page charts
-	@tools/build/ensure-deps.sh python3
+	$(call need,python3)
 	python3 tools/results/tables.py $(TABLE_PAGES)
 
 # The course's two charts, from the same kept data as the tables (the H100's main-preset run and
@@ -283,7 +284,7 @@ tables: gpus-page charts
 CHART_RUN = docs/data/h100_main_uniform.csv
 CHART_SWEEP = docs/data/h100_sweep.csv
 charts:
-	@tools/build/ensure-deps.sh gnuplot
+	$(call need,gnuplot)
 	@gnuplot -e "progression='$(CHART_RUN)'; sweep='$(CHART_SWEEP)'; outdir='docs/images'; formats='svg'" tools/results/plot.gp
 	@sed -i '/<desc>Produced by GNUPLOT/d' docs/images/progression.svg docs/images/sweep.svg
 	@echo "charts: docs/images/progression.svg from $(CHART_RUN), docs/images/sweep.svg from $(CHART_SWEEP)"
@@ -305,7 +306,7 @@ gpus-page: $(GPUS_PAGE_BIN)
 NCCL_INIT := $(if $(NCCL_FOUND),$(BUILD)/tests/sanitize/nccl_init)
 $(BUILD)/tests/sanitize/nccl_init.o: NVCCFLAGS += $(NCCL_FLAGS)
 $(BUILD)/tests/sanitize/nccl_init: $(BUILD)/tests/sanitize/nccl_init.o
-	$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call quiet,LINK,$@)$(NVCC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 ALL_OBJS += $(if $(NCCL_INIT),$(BUILD)/tests/sanitize/nccl_init.o)
 .PHONY: archs test-programs
 test-programs: $(TEST_BINS) $(NCCL_INIT)
@@ -316,7 +317,7 @@ archs:
 
 # The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
 check-architecture:
-	@tools/build/ensure-deps.sh python3
+	$(call need,python3)
 	@python3 tests/check-architecture.py
 
 # clang-format (.clang-format) over every C and CUDA source; CI runs format-check
@@ -337,7 +338,7 @@ check-pages:
 	@python3 tools/notes/check_pages.py $(PAGES)
 
 docs: check-pages
-	@tools/build/ensure-deps.sh doxygen python3
+	$(call need,doxygen python3)
 	@tools/notes/check-refs.sh README.md docs/*.md tools/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
 	rm -rf docs/html build/docs
 	tools/notes/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
@@ -367,7 +368,7 @@ docs: check-pages
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon
 fuzz:
-	@tools/build/ensure-deps.sh fuzzer
+	$(call need,fuzzer)
 	@mkdir -p build/fuzz-corpus build/fuzz-cli-corpus
 	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/parallel.c \
 	  common/outfile.c common/status.c -lpthread -o build/fuzz_npy

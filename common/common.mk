@@ -75,15 +75,24 @@ $(file > $(FLAGS_STAMP),$(FLAGS_TEXT))
 endif
 endif
 
+# ---- what a build step prints: one short line (CC file, NVCC file, LINK program), or with V=1
+#      the whole command; the compilers' warnings and errors are shown whole either way ----
+
+ifeq ($(V),1)
+quiet =
+else
+quiet = @printf '  %-5s %s\n' '$(1)' '$(2)';
+endif
+
 # ---- how every object is made: build/CONFIG/path/name.o from path/name.c or .cu ----
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(call quiet,NVCC,$<)$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # ---- the harness library ----
 
@@ -92,12 +101,17 @@ LIBHIST := $(BUILD)/common/libhist.a
 
 $(LIBHIST): $(COMMON_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call quiet,AR,$@)ar rcs $@ $^
 
 # ---- dependencies a fresh machine may lack ----
+
+# $(call need,DEP ...) in a recipe: ensure-deps.sh installs what is missing (as root, with apt-get)
+# or make stops with its one line (what is missing, and the commands that bring it offline)
+need = $(eval need_error := $(shell tools/build/ensure-deps.sh $(1) 2>&1 >/dev/null))$(if \
+       $(need_error),$(error $(need_error)))
 
 .PHONY: cmocka
 cmocka:
 ifndef CMOCKA_ROOT
-	@tools/build/ensure-deps.sh cmocka
+	$(call need,cmocka)
 endif

@@ -11,9 +11,12 @@
 #             the contract fails with one line naming the folder
 #   architecture  `make check-architecture` passes, and fails on each planted breach of
 #             docs/ARCHITECTURE.md: an upward include, a long function, an unnamed folder
+#   offline   CMocka missing and an apt-get that fails first on the PATH: make stops with exit
+#             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT; the
+#             default build prints one short line per step, V=1 the whole commands
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-checks=${*:-architecture parallel day arch space lesson}
+checks=${*:-architecture offline parallel day arch space lesson}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "build-checks: FAILED: $*" >&2; exit 1; }
@@ -133,6 +136,26 @@ C
         set +e; msg=$("$work/l/build/day99_scratch" --list 2>&1); rc=$?; set -e
         [ $rc -eq 3 ] && echo "$msg" | grep "day99_scratch: entry 'cpu_scratch'" > /dev/null ||
             fail "a wrong lesson name was not reported ($rc: $msg)" ;;
+    offline)
+        mkdir -p "$work/bin"
+        printf '#!/bin/sh\necho "E: Unable to locate package $*" >&2\nexit 100\n' >"$work/bin/apt-get"
+        printf '#!/bin/sh\nexit 1\n' >"$work/bin/cc" # ensure-deps.sh's probe: no CMocka
+        chmod +x "$work/bin/apt-get" "$work/bin/cc"
+        fresh "$work/o"
+        set +e
+        out=$(cd "$work/o" && PATH="$work/bin:$PATH" make cmocka 2>&1)
+        rc=$?
+        set -e
+        last=$(printf '%s\n' "$out" | tail -n 1)
+        [ $rc -eq 2 ] || fail "a missing CMocka: exit status $rc, not 2 ($out)"
+        case $last in *'"Offline machines"'*CMOCKA_ROOT=*) ;; *) fail "a missing CMocka: the last line is '$last'" ;; esac
+        ! printf '%s\n' "$out" | grep -q "Unable to locate" || fail "apt-get's own error was shown: $out"
+        (cd "$work/o" && make DAY=01 all) >"$work/o.log" 2>&1 || { tail "$work/o.log"; fail "build"; }
+        grep -q '^  CC    day01_cpu/cpu_hist.c$' "$work/o.log" || fail "no short line for cpu_hist.c"
+        ! grep -q -- '-Wextra' "$work/o.log" || fail "the default build printed whole commands"
+        rm -rf "$work/o/build"
+        (cd "$work/o" && make DAY=01 all V=1) >"$work/o.log" 2>&1 || fail "V=1 build"
+        grep -q -- '-Wextra' "$work/o.log" || fail "V=1 printed no whole command" ;;
     *) fail "unknown check '$check'" ;;
     esac
     echo "   ok"

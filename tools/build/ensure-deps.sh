@@ -29,19 +29,37 @@ packages() {
     esac
 }
 
+# The one line said when DEP cannot be had here: what is missing, why, and the commands that bring
+# it on a machine without package access (README.md, "Offline machines"); exit status 2
+offline() {
+    dep=$1 why=$2
+    case "$dep" in
+    cmocka) debs="libcmocka0 libcmocka-dev" use="make test CMOCKA_ROOT=/tmp/sysroot/usr" ;;
+    *) debs=$(packages "$dep") use="PATH=/tmp/sysroot/usr/bin:\$PATH make ..." ;;
+    esac
+    echo "error: $dep is missing ($why); offline (README.md, \"Offline machines\"): apt-get download $debs where there is a network, then here dpkg -x FILE.deb /tmp/sysroot for each and $use" >&2
+    exit 2
+}
+
 for dep in "$@"; do
     have "$dep" && continue
     pkgs=$(packages "$dep")
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "$dep is missing: installing $pkgs with apt-get" >&2
+        echo "$dep is missing: installing $pkgs with apt-get"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y -qq $pkgs >/dev/null 2>&1 ||
-            { apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null; }
-        have "$dep" && continue
-        echo "error: $dep is still missing after installing $pkgs" >&2
-        exit 1
+        log=$(mktemp)
+        # shellcheck disable=SC2086
+        if apt-get install -y -qq $pkgs >"$log" 2>&1 ||
+            { apt-get update -qq >>"$log" 2>&1 && apt-get install -y -qq $pkgs >>"$log" 2>&1; }; then
+            rm -f "$log"
+            have "$dep" && continue
+            offline "$dep" "still missing after apt-get installed $pkgs"
+        fi
+        rm -f "$log"
+        offline "$dep" "apt-get could not install $pkgs: no network or no package source"
     fi
-    echo "error: $dep is missing; install it with: sudo apt-get install $pkgs" >&2
-    [ "$dep" = cmocka ] && echo "       (or point CMOCKA_ROOT at a prefix that holds include/cmocka.h and lib/)" >&2
-    exit 1
+    if command -v apt-get >/dev/null 2>&1; then
+        offline "$dep" "with root: sudo apt-get install $pkgs"
+    fi
+    offline "$dep" "this machine has no apt-get"
 done
