@@ -195,7 +195,7 @@ ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/cours
 
 # ---- the goals ----
 
-.PHONY: check-pages check-architecture archs measure print-profile-metrics tables charts answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
+.PHONY: doctor check-pages check-architecture archs measure print-profile-metrics tables charts answers grade student all run test help clean profile ptxas sweep sanitize plot docs fuzz format \
         format-check
 .DEFAULT_GOAL := all
 
@@ -310,10 +310,15 @@ $(BUILD)/tests/sanitize/nccl_init: $(BUILD)/tests/sanitize/nccl_init.o
 ALL_OBJS += $(if $(NCCL_INIT),$(BUILD)/tests/sanitize/nccl_init.o)
 .PHONY: archs test-programs
 test-programs: $(TEST_BINS) $(NCCL_INIT)
+# What this machine has of what the course uses, a line each, and what each missing piece turns off
+doctor:
+	@tools/build/doctor.sh $(NVCC) $(NVCC_MIN) $(COURSE_BIN)
+
 archs:
-	@set -e; for a in $(COURSE_ARCHS) all; do \
+	@set -e; for a in $(NVCC_ARCHS) all; do \
 	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
-	done
+	done; skipped="$(filter-out $(NVCC_ARCHS),$(COURSE_ARCHS))"; \
+	[ -z "$$skipped" ] || echo "archs: skipped $$skipped: this nvcc ($(NVCC)) cannot build them (a newer CUDA toolkit can)"
 
 # The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
 check-architecture:

@@ -20,9 +20,12 @@ endif
 # and ARCH=all builds one fat binary with machine code for each and PTX for the newest.
 COURSE_ARCHS := sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
 comma := ,
+# The architectures this nvcc can build (an older toolkit knows fewer: make archs names the rest)
+NVCC_ARCHS = $(filter $(COURSE_ARCHS),$(patsubst compute_%,sm_%,$(shell $(NVCC) --list-gpu-arch 2>/dev/null)))
 ifeq ($(ARCH),all)
-NEWEST_CC := $(patsubst sm_%,%,$(lastword $(COURSE_ARCHS)))
-ARCH_FLAGS := $(foreach a,$(patsubst sm_%,%,$(COURSE_ARCHS)),-gencode=arch=compute_$(a)$(comma)code=sm_$(a)) \
+ALL_ARCHS := $(NVCC_ARCHS)
+NEWEST_CC := $(patsubst sm_%,%,$(lastword $(ALL_ARCHS)))
+ARCH_FLAGS := $(foreach a,$(patsubst sm_%,%,$(ALL_ARCHS)),-gencode=arch=compute_$(a)$(comma)code=sm_$(a)) \
               -gencode=arch=compute_$(NEWEST_CC)$(comma)code=compute_$(NEWEST_CC)
 else ifeq ($(shell echo '$(ARCH)' | grep -Ex 'sm_[0-9]+a?'),)
 $(error ARCH=$(ARCH): expected an nvcc GPU target such as sm_80 or sm_90, or all)
@@ -84,13 +87,22 @@ else
 quiet = @printf '  %-5s %s\n' '$(1)' '$(2)';
 endif
 
+# ---- the toolkit: the oldest CUDA the course builds with (README.md, "Prerequisites"); checked
+#      once per make, before the first object, and make stops with one line if it is older ----
+
+NVCC_MIN := 13.0
+.PHONY: toolkit
+toolkit:
+	$(eval toolkit_error := $(shell tools/build/check-toolkit.sh $(NVCC) $(NVCC_MIN)))$(if \
+	  $(toolkit_error),$(error $(toolkit_error)))
+
 # ---- how every object is made: build/CONFIG/path/name.o from path/name.c or .cu ----
 
-$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | toolkit
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(FLAGS_STAMP)
+$(BUILD)/%.o: %.cu $(FLAGS_STAMP) | toolkit
 	@mkdir -p $(@D)
 	$(call quiet,NVCC,$<)$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
