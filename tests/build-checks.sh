@@ -11,7 +11,7 @@
 #             the contract fails with one line naming the folder
 #   architecture  `make check-architecture` passes, and fails on each planted breach of
 #             docs/ARCHITECTURE.md: an upward include, a long function, an unnamed folder
-#   offline   CMocka missing and an apt-get that fails first on the PATH: make stops with exit
+#   offline   CMocka missing and an apt-get that fails first on the PATH: make test stops with exit
 #             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT; the
 #             default build prints one short line per step, V=1 the whole commands
 set -euo pipefail
@@ -143,7 +143,7 @@ C
         chmod +x "$work/bin/apt-get" "$work/bin/cc"
         fresh "$work/o"
         set +e
-        out=$(cd "$work/o" && PATH="$work/bin:$PATH" make cmocka 2>&1)
+        out=$(cd "$work/o" && PATH="$work/bin:$PATH" make test 2>&1)
         rc=$?
         set -e
         last=$(printf '%s\n' "$out" | tail -n 1)
