@@ -291,10 +291,11 @@ tables: gpus-page charts
 CHART_RUN = docs/data/h100_main_uniform.csv
 CHART_SWEEP = docs/data/h100_sweep.csv
 charts:
-	$(call need,gnuplot)
+	$(call need,gnuplot python3)
+	@python3 tools/notes/diagrams.py
 	@gnuplot -e "progression='$(CHART_RUN)'; sweep='$(CHART_SWEEP)'; outdir='docs/images'; formats='svg'" tools/results/plot.gp
 	@sed -i '/<desc>Produced by GNUPLOT/d' docs/images/progression.svg docs/images/sweep.svg
-	@echo "charts: docs/images/progression.svg from $(CHART_RUN), docs/images/sweep.svg from $(CHART_SWEEP)"
+	@echo "charts: docs/images/progression.svg from $(CHART_RUN), docs/images/sweep.svg from $(CHART_SWEEP), the lessons' diagrams from tools/notes/diagrams.py"
 
 # docs/GPUS.md's generated part (between its gpus-page markers): what runs where, and the plans,
 # from the limits table and the registries (no GPU needed); make tables runs it

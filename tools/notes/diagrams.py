@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The layout diagrams of days 04-06 (docs/images/day0N_*.svg), drawn as plain SVG.
+"""The lessons' diagrams (docs/images/day0N_*.svg), drawn as plain SVG: who counts which samples
+into which counters, lesson by lesson.
 
-Run `python3 tools/notes/diagrams.py` after changing a layout; the SVGs are kept in the tree, so
-building the course or the notes never needs Python.
+`make tables` runs it (through `make charts`) and CI fails if a kept SVG differs from what it
+draws; the SVGs are kept in the tree, so building the course or the notes never needs Python.
 """
 import os
 
@@ -177,7 +178,106 @@ def day06_layout():
     s.save("day06_layout.svg")
 
 
+def day01_private():
+    s = Svg(900, 300, "Day 01: one private histogram per thread, merged once")
+    s.arrow_def()
+    s.text(20, 28, "Day 01: each thread counts a contiguous range of rows into its own copy; "
+           "one merge at the end", 15, weight="bold")
+    x0, y0 = 40, 60
+    s.text(x0, y0 - 8, "[rows, channels] bytes", 11)
+    for t in range(4):
+        s.rect(x0, y0 + t * 48, 160, 48, fill=BANK_COLOURS[t], opacity=0.35)
+        s.text(x0 + 80, y0 + t * 48 + 28, f"rows of thread {t}", 11, "middle")
+        cx = 330
+        s.rect(cx, y0 + t * 48 + 6, 220, 36, fill=BANK_COLOURS[t], opacity=0.6)
+        s.text(cx + 110, y0 + t * 48 + 28, f"thread {t}: [copies][channels][stride]", 10, "middle")
+        s.line(x0 + 162, y0 + t * 48 + 24, cx - 4, y0 + t * 48 + 24, arrow=True)
+        s.line(cx + 222, y0 + t * 48 + 24, 660, y0 + 96, arrow=True)
+    s.text(270, y0 + 4 * 48 + 24, "no locks, no sharing: a thread's increments hit its own cache lines",
+           11, "middle")
+    s.rect(664, y0 + 72, 200, 48, fill="#dde6f0")
+    s.text(764, y0 + 92, "hist[channel][bin]", 11, "middle")
+    s.text(764, y0 + 108, "the sum of every copy", 10, "middle")
+    s.save("day01_private.svg")
+
+
+def day02_global():
+    s = Svg(900, 300, "Day 02: one thread per sample, one global atomic each")
+    s.arrow_def()
+    s.text(20, 28, "Day 02: thread i reads sample i and adds 1 to one counter of the global "
+           "histogram", 15, weight="bold")
+    x0, y0, w = 40, 70, 26
+    s.text(x0, y0 - 10, "samples (row-major), one thread each", 11)
+    for i in range(24):
+        c = i % 4
+        s.rect(x0 + i * w, y0, w, 26, fill=BANK_COLOURS[c], opacity=0.45)
+        s.text(x0 + i * w + w / 2, y0 + 17, str(i), 9, "middle")
+    s.text(x0, y0 + 44, "channel = i % channels (4 here), bin = hist_bin_of(sample)", 11)
+    hx, hy = 140, 180
+    s.text(hx, hy - 10, "hist[channel][bin] in global memory (L2): 512 x 256 counters", 11)
+    for c in range(4):
+        s.rect(hx + c * 150, hy, 140, 28, fill=BANK_COLOURS[c], opacity=0.3)
+        s.text(hx + c * 150 + 70, hy + 18, f"channel {c}: 256 bins", 10, "middle")
+    for i in (0, 5, 10, 15):
+        c = i % 4
+        s.line(x0 + i * w + w / 2, y0 + 28, hx + c * 150 + 70, hy - 2, arrow=True)
+    s.text(450, 250, "every sample is one atomicAdd in L2: equal samples of one channel queue on "
+           "one counter", 11, "middle")
+    s.save("day02_global.svg")
+
+
+def day03_private():
+    s = Svg(900, 310, "Day 03: a private copy per block in global memory, merged at the end")
+    s.arrow_def()
+    s.text(20, 28, "Day 03: each block counts into its own copy (in L2); at its end it adds its "
+           "non-zero counters into the output", 15, weight="bold")
+    x0, y0 = 40, 70
+    for b in range(4):
+        s.rect(x0, y0 + b * 50, 150, 40, fill=BANK_COLOURS[b], opacity=0.35)
+        s.text(x0 + 75, y0 + b * 50 + 25, f"block {b}: its samples", 11, "middle")
+        s.rect(300, y0 + b * 50, 230, 40, fill=BANK_COLOURS[b], opacity=0.6)
+        s.text(415, y0 + b * 50 + 18, f"d_private + {b} * counters", 10, "middle")
+        s.text(415, y0 + b * 50 + 32, "atomicAdd per sample", 10, "middle")
+        s.line(x0 + 152, y0 + b * 50 + 20, 296, y0 + b * 50 + 20, arrow=True)
+        s.line(532, y0 + b * 50 + 20, 656, y0 + 95, arrow=True)
+    s.rect(660, y0 + 70, 210, 50, fill="#dde6f0")
+    s.text(765, y0 + 90, "hist[channel][bin]", 11, "middle")
+    s.text(765, y0 + 106, "__syncthreads, then atomicAdd", 10, "middle")
+    s.text(450, y0 + 4 * 50 + 20, "fewer blocks share a counter than threads did on day 02: "
+           "contention falls, but every atomic still goes to L2", 11, "middle")
+    s.save("day03_private.svg")
+
+
+def day07_streams():
+    s = Svg(920, 280, "Day 07, step 4: one stream copies, one counts, events tie them")
+    s.arrow_def()
+    s.text(20, 28, "Day 07, step 4: chunk k's count waits for its copy; buffer b's next copy "
+           "waits for its last count", 15, weight="bold")
+    x0, y0, w = 150, 70, 110
+    s.text(x0 - 10, y0 + 22, "copy stream", 12, "end")
+    s.text(x0 - 10, y0 + 92, "count stream", 12, "end")
+    for k in range(6):
+        b = k % 3
+        s.rect(x0 + k * w, y0, w - 6, 34, fill=BANK_COLOURS[b], opacity=0.55)
+        s.text(x0 + k * w + (w - 6) / 2, y0 + 21, f"copy {k} -> buf {b}", 10, "middle")
+        cx = x0 + (k + 1) * w
+        s.rect(cx, y0 + 70, w * 0.4, 34, fill=BANK_COLOURS[b], opacity=0.9)
+        s.text(cx + w * 0.2, y0 + 91, f"count {k}", 9, "middle")
+        s.line(x0 + k * w + w - 8, y0 + 36, cx + 4, y0 + 68, arrow=True)
+    s.line(x0 + 1 * w + w * 0.4, y0 + 70, x0 + 3 * w + 4, y0 + 36, stroke="#b07aa1", arrow=True)
+    s.text(x0, y0 + 140, "black arrows: event copied[b] (the count waits for the copy); purple: "
+           "event counted[b] (buffer b is copied into", 11)
+    s.text(x0, y0 + 156, "again only after its chunk is counted, 3 buffers later). The copy "
+           "engine gets one queue of back-to-back copies,", 11)
+    s.text(x0, y0 + 172, "as the pinned-copy floor does; each count hides under the next copy.", 11)
+    s.save("day07_streams.svg")
+
+
 if __name__ == "__main__":
+    day01_private()
+    day02_global()
+    day03_private()
     day04_tiling()
     day05_padded()
     day06_layout()
+    day07_streams()

@@ -87,7 +87,8 @@ def t_code(page, args, kv):
     o = kv(args, ("file",), ("fn", "name"))
     body = pick(o)
     what = f"`{o['fn']}()`" if "fn" in o else f"the lines marked `{o['name']}`"
-    return (["```cpp"] + body + ["```"] +
+    lang = "c" if o["file"].endswith((".c", ".h")) else "cpp"
+    return ([f"```{lang}"] + body + ["```"] +
             [f"*[{os.path.basename(o['file'])}]({link(page, o['file'])}): {what}, "
              "copied from the source by `make tables`.*"]), None
 
