@@ -65,9 +65,11 @@ static void *count_rows(void *arg) {
     const size_t copy_size = (size_t)channels * stride;
     memset(w->counts, 0, copies * copy_size * sizeof(uint32_t));
 
-    // SOLUTION count_rows [cpu_private]: count rows [row_begin, row_end) into this worker's
-    //   private copies: channel c of a row adds 1 to copy[c * stride + bin_of[value]] (bin_of
-    //   sends values outside [lo, hi] to the trash bin); row r uses copy r % copies.
+    // SOLUTION count_rows [cpu_private]: count rows [w->row_begin, w->row_end) into this
+    //   worker's private copies (zeroed above): copy k is the copy_size counters at
+    //   w->counts + k * copy_size; row r (its bytes at w->samples + r * channels) counts into copy
+    //   r % copies, where channel c's value v adds 1 to counter c * stride + bin_of[v] (bin_of
+    //   sends values outside [lo, hi] to the trash bin, counter bins).
     // stub: (void)bin_of;
     // stub: (void)channels;
     // stub: (void)copies;
