@@ -126,14 +126,14 @@ $(BUILD)/registry.o: $(REGISTRY_C) $(FLAGS_STAMP)
 	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 
 # ---- the student's unwritten code: the TODO(student) blocks of the sources (tools/student/student.sh) ----
-# Listed at parse time (rewritten only when they change) into the harness library, so that the
-# runner reports those entries as "not written yet" and the tests fail on them by name.
+# Listed by a rule whenever a source changes (the file is rewritten only when the list does) into
+# the harness library, so that the runner reports those entries as "not written yet" and the tests
+# fail on them by name.
 TODO_SRCS := $(wildcard $(foreach l,$(ALL_LESSONS),$(l)/*.c $(l)/*.cu $(l)/*.h $(l)/*.cuh)) \
              common/device.cuh
 TODOS_C := $(BUILD)/todos.c
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(shell tools/student/todos.sh $(TODOS_C) $(TODO_SRCS))
-endif
+$(TODOS_C): $(TODO_SRCS) tools/student/todos.sh
+	@tools/student/todos.sh $@ $(TODO_SRCS)
 $(BUILD)/todos.o: $(TODOS_C) $(FLAGS_STAMP)
 	$(call quiet,CC,$<)$(CC) $(CFLAGS) -c $< -o $@
 $(LIBHIST): $(BUILD)/todos.o

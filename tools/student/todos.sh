@@ -2,7 +2,8 @@
 # todos.sh OUT FILE...: write OUT, the C source of the table of unwritten student code
 # (hist_todos[], runner.h), from the `// TODO(student) name [impl ...]:` blocks in FILE...
 # (tools/student/student.sh writes them). OUT is replaced only when its text changes. The top-level
-# Makefile runs this at parse time, so deleting a TODO block lets its entries run at the next make.
+# Makefile runs this whenever a source is newer than OUT, so deleting a TODO block lets its
+# entries run at the next make.
 # In the instructor edition the table is empty.
 set -eu
 out=$1
