@@ -7,6 +7,8 @@
 #
 # The whole course is this one make: each lesson's Makefile is included here (in its own folder
 # it hands its goals back to this file with DAY set). docs/LESSON_CONTRACT.md is the lesson contract.
+# This file builds, runs and tests; the goals of each group of tools (the results, the notes, the
+# lab, the two editions, the build's own checks) are in that group's folder, tools/GROUP/GROUP.mk.
 # Variables: ARCH, SANITIZE=1, CMOCKA_ROOT (common/common.mk), DAY, ARGS, REQUIRE_GPU=1,
 # NCCL_ROOT and REQUIRE_NCCL=1 (day07_scale/Makefile).
 
@@ -258,57 +260,6 @@ grade: links $(foreach l,$(LESSONS),$($(l)_TESTS))
 	done; HIST_ALL_LESSONS="$(ALL_LESSONS)" tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 	@$(if $(filter day06_roofline,$(LESSONS)),$(MAKE) --no-print-directory test-submission | tail -n 1)
 
-# The 1-D lesson's question: from what size does each GPU lesson beat the CPU? (results/sweep.csv)
-sweep: $(COURSE_BIN)
-	tools/results/sweep.sh ./$(COURSE_BIN) $(ARGS)
-
-# The charts of your own runs: the newest main-preset CSV of a GPU under results/ (make run) and
-# results/sweep.csv (make sweep), drawn into results/charts/. Nothing tracked is touched: the
-# course's own charts are drawn from docs/data by make charts (make tables runs it).
-PLOT_CSV ?= $(firstword $(filter-out results/cpu-only_%,$(shell ls -t results/*_main_uniform.csv 2>/dev/null)))
-PLOT_SWEEP ?= $(firstword $(wildcard results/sweep.csv) docs/data/h100_sweep.csv)
-PLOT_DIR ?= results/charts
-plot:
-	$(if $(PLOT_CSV),$(call need,gnuplot))
-	@test -n "$(PLOT_CSV)" || { echo "make plot: no GPU results to draw yet: run make run on a machine with a GPU (results/ holds $(words $(wildcard results/*.csv)) CSV files, none of a GPU's main preset)"; exit 0; }; \
-	  mkdir -p $(PLOT_DIR) && \
-	  gnuplot -e "progression='$(PLOT_CSV)'; sweep='$(PLOT_SWEEP)'; outdir='$(PLOT_DIR)'" tools/results/plot.gp && \
-	  echo "$(PLOT_DIR)/progression.svg|png from $(PLOT_CSV); $(PLOT_DIR)/sweep.svg|png from $(PLOT_SWEEP)"
-
-# Every measured table and figure of the READMEs, from the data kept in docs/data (tools/results/tables.py
-# says how a README marks them), the lesson table of README.md included (it lists every lesson
-# folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
-# fails if the READMEs differ from docs/data.
-TABLE_PAGES = README.md docs/DAY00.md docs/RELIABILITY.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
-              $(wildcard day*/ANSWERS.md) $(wildcard day*/NOTES.md)
-tables: gpus-page charts
-	$(call need,python3)
-	python3 tools/results/tables.py $(TABLE_PAGES)
-
-# The course's two charts, from the same kept data as the tables (the H100's main-preset run and
-# its sweep), drawn as SVG (text: the same data and gnuplot give the same bytes, so CI's diff
-# after make tables fails on a chart that no longer matches its data)
-CHART_RUN = docs/data/h100_main_uniform.csv
-CHART_SWEEP = docs/data/h100_sweep.csv
-charts:
-	$(call need,gnuplot python3)
-	@python3 tools/notes/diagrams.py
-	@gnuplot -e "progression='$(CHART_RUN)'; sweep='$(CHART_SWEEP)'; outdir='docs/images'; formats='svg'" tools/results/plot.gp
-	@sed -i '/<desc>Produced by GNUPLOT/d' docs/images/progression.svg docs/images/sweep.svg
-	@echo "charts: docs/images/progression.svg from $(CHART_RUN), docs/images/sweep.svg from $(CHART_SWEEP), the lessons' diagrams from tools/notes/diagrams.py"
-
-# docs/GPUS.md's generated part (between its gpus-page markers): what runs where, and the plans,
-# from the limits table and the registries (no GPU needed); make tables runs it
-.PHONY: gpus-page
-gpus-page: $(GPUS_PAGE_BIN)
-	@./$(GPUS_PAGE_BIN) > $(BUILD)/gpus-page.md
-	@awk -v gen=$(BUILD)/gpus-page.md '/^<!-- gpus-page -->$$/ { print; while ((getline l < gen) > 0) print l; skip = 1; next } \
-	  /^<!-- \/gpus-page -->$$/ { skip = 0 } !skip' docs/GPUS.md > docs/GPUS.md.tmp && mv docs/GPUS.md.tmp docs/GPUS.md
-	@echo "gpus-page: docs/GPUS.md's tables from $(GPUS_PAGE_BIN)"
-
-# Every lesson and test compiled for every architecture the course serves (common.mk's
-# COURSE_ARCHS, T4 to RTX 50), warnings as errors, each in its own build/sm_XX (CI runs it);
-# ARCH=all builds one binary for a lab of mixed GPUs instead.
 # the smallest program that shows NCCL's own handled sanitizer reports (tests/sanitize/nccl_init.cu;
 # make sanitize runs it first), built where NCCL is found
 NCCL_INIT := $(if $(NCCL_FOUND),$(BUILD)/tests/sanitize/nccl_init)
@@ -318,147 +269,9 @@ $(BUILD)/tests/sanitize/nccl_init: $(BUILD)/tests/sanitize/nccl_init.o
 ALL_OBJS += $(if $(NCCL_INIT),$(BUILD)/tests/sanitize/nccl_init.o)
 .PHONY: archs test-programs
 test-programs: $(TEST_BINS) $(NCCL_INIT)
-# What this machine has of what the course uses, a line each, and what each missing piece turns off
-doctor:
-	@tools/build/doctor.sh $(NVCC) $(NVCC_MIN) $(COURSE_BIN)
-
-archs:
-	@set -e; for a in $(NVCC_ARCHS) all; do \
-	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
-	done; skipped="$(filter-out $(NVCC_ARCHS),$(COURSE_ARCHS))"; \
-	[ -z "$$skipped" ] || echo "archs: skipped $$skipped: this nvcc ($(NVCC)) cannot build them (a newer CUDA toolkit can)"
-
-# The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
-check-architecture:
-	$(call need,python3)
-	@python3 tests/check-architecture.py
-
-# clang-format (.clang-format) over every C and CUDA source; CI runs format-check
-FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null)
-format:
-	clang-format -i $(FORMAT_SRCS)
-format-check:
-	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files clean"
-
-# The instructors' notes: Doxygen HTML in docs/html (warnings fail the build, an undocumented
-# parameter included); every lesson folder is an input, with pages made here in build/docs: the
-# Lessons page, the Exercises page and one results page per GPU with kept data (DATA_TAGS).
-DATA_TAGS := $(sort $(patsubst docs/data/%_main_uniform.csv,%,$(wildcard docs/data/*_main_uniform.csv)))
-# What a reader would trip over (tools/notes/check_pages.py): links and page names that resolve,
-# every image shown, "above"/"below" that point the right way, each lesson's length.
-PAGES = README.md docs/*.md tools/README.md tools/*/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
-check-pages:
-	@python3 tools/notes/check_pages.py $(PAGES)
-
-docs: check-pages
-	$(call need,doxygen python3)
-	@tools/notes/check-refs.sh README.md docs/*.md tools/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
-	rm -rf docs/html build/docs
-	tools/notes/exercises-page.sh build/docs/EXERCISES.md $(ALL_LESSONS)
-	@set -e; for tag in $(DATA_TAGS); do python3 tools/results/tables.py --results-page $$tag build/docs/RESULTS_$$tag.md; done
-	tools/notes/lessons-page.sh build/docs/LESSONS.md "$(DATA_TAGS)" $(ALL_LESSONS)
-	@# Doxygen cannot resolve the READMEs' links to each other under a path with a space: there,
-	@# it runs on a copy of its inputs in a folder without one, and the HTML is moved back
-	@set -e; inputs="README.md docs common tests tools $(ALL_LESSONS)"; dir=.; \
-	  case "$(CURDIR)" in *" "*) dir=$$(mktemp -d); cp -r $$inputs "$$dir/"; rm -rf "$$dir/docs/html"; \
-	    mkdir -p "$$dir/build"; cp -r build/docs "$$dir/build/";; esac; \
-	  echo "doxygen docs/Doxyfile (INPUT: README.md docs/*.md build/docs/*.md common tests $(ALL_LESSONS))"; \
-	  (cd "$$dir" && { cat docs/Doxyfile; \
-	    echo "INPUT = README.md build/docs/LESSONS.md docs/DAY00.md build/docs/EXERCISES.md $$(ls build/docs/RESULTS_*.md 2>/dev/null | tr '\n' ' ') docs/SOURCES.md docs/GPUS.md docs/RELIABILITY.md docs/ARCHITECTURE.md docs/LESSON_CONTRACT.md tools/README.md $$(ls tools/*/README.md | tr "\n" " ") common tests $(ALL_LESSONS)"; } | doxygen -); \
-	  if [ "$$dir" != . ]; then mv "$$dir/docs/html" docs/html; rm -rf "$$dir"; fi
-	@# the lessons' figures: the READMEs name them from their folder (../docs/images/)
-	cp docs/images/*.svg docs/html/ && sed -i 's|src="\.\./docs/images/|src="|g' docs/html/*.html
-	@# previous / next links and the links to the lesson's code on the lesson pages, a link back
-	@# to the lesson on its code pages; links to sources and data files made to work, then every
-	@# link and anchor checked
-	tools/notes/docs-nav.sh docs/html $(ALL_LESSONS)
-	tools/notes/docs-links.sh docs/html
-	@echo "open docs/html/index.html (print a lesson page for its printable form)"
-
-# libFuzzer for FUZZ_SECONDS each on the .npy reader (tests/fuzz_npy.c; crashes are kept in
-# tests/fuzz/regressions/, which test_harness replays on every make test) and on the command line
-# (tests/fuzz_cli.c: every refusal one line and exit status 2). CI runs both for a short time.
-FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon
-fuzz:
-	$(call need,fuzzer)
-	@mkdir -p build/fuzz-corpus build/fuzz-cli-corpus
-	clang $(FUZZ_FLAGS) tests/fuzz_npy.c common/npy.c common/data.c common/parallel.c \
-	  common/outfile.c common/status.c -lpthread -o build/fuzz_npy
-	clang $(FUZZ_FLAGS) tests/fuzz_cli.c common/cli.c common/data.c common/parallel.c \
-	  common/outfile.c common/status.c common/gpu_limits.c -lpthread -o build/fuzz_cli
-	./build/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz-corpus tests/fuzz/seeds
-	./build/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	  -artifact_prefix=build/fuzz-cli- build/fuzz-cli-corpus tests/fuzz/cli-seeds
-
-# make fuzz, its runs' summaries kept for docs/RELIABILITY.md as docs/data/$(FUZZ_TAG)_fuzz.txt
-# (FUZZ_TAG names the machine; default dev-Ncore), its first line the CPU, the date and the commit
-FUZZ_TAG ?= dev-$(shell nproc)core
-.PHONY: fuzz-kept
-fuzz-kept:
-	@set -e; f=docs/data/$(FUZZ_TAG)_fuzz.txt; \
-	{ echo "# $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1) ($$(nproc) cores), $$(date -u +%Y-%m-%dT%H:%M:%SZ), course $$(git describe --always --dirty 2>/dev/null || echo '?'): make fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)"; \
-	  $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) 2>&1 | \
-	    grep -E "^(\./build/fuzz|Done [0-9]+ runs|stat::(number_of_executed_units|peak_rss_mb|new_units_added)|==[0-9]+==ERROR|SUMMARY)"; } \
-	  > $$f.tmp; mv $$f.tmp $$f; cat $$f
-
-# compute-sanitizer's four tools over every GPU implementation (needs a GPU), after the smallest
-# program that shows NCCL's own handled reports (NCCL_INIT above)
-sanitize: $(COURSE_BIN) $(NCCL_INIT)
-	tools/lab/sanitize.sh ./$(COURSE_BIN) $(NCCL_INIT)
-
-# ptxas's report (registers, shared memory) for the kernels of DAY's lessons; every build already
-# fails on a register spill (-Xptxas -warn-spills with warnings as errors).
-ptxas:
-	@set -e; for src in $(filter %.cu,$(foreach l,$(LESSONS),$($(l)_SRCS))); do \
-	  $(NVCC) $(NVCCFLAGS) -Xptxas -v -c "$$src" -o /dev/null 2>&1 | \
-	    grep -E "Compiling|registers|spill" | sed 's/ptxas info *: //'; done
-
-# Nsight Compute on one lesson: make profile DAY=05 [PROFILE_ARGS="--impl ..."] (the published profile's
-# metrics, one table; the runner's own output, slowed by the profiler, goes to profile-run.txt)
-NCU ?= ncu
-PROFILE_ARGS ?= --reps 1 --warmup 0
-PROFILE_METRICS := gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,$\
-  sm__instruction_throughput.avg.pct_of_peak_sustained_active,$\
-  l1tex__throughput.avg.pct_of_peak_sustained_active,$\
-  lts__throughput.avg.pct_of_peak_sustained_elapsed,$\
-  gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,$\
-  lts__t_sector_hit_rate.pct,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,$\
-  smsp__sass_inst_executed_op_shared_atom.sum,$\
-  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,$\
-  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
-profile: $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)))
-	@test -n "$(DAY)" || { echo "make profile: say which lesson, e.g. make profile DAY=05" >&2; exit 2; }
-	@set -e; for l in $(LESSONS); do \
-	  $(NCU) --clock-control none --metrics $(PROFILE_METRICS) --csv \
-	    --log-file $(BUILD)/$$l/profile.csv ./$(BUILD)/$$l/$$l $(PROFILE_ARGS) \
-	    > $(BUILD)/$$l/profile-run.txt; \
-	  awk -f tools/results/profile.awk $(BUILD)/$$l/profile.csv | tee $(BUILD)/$$l/profile.txt; done
-
-print-profile-metrics:
-	@echo "$(PROFILE_METRICS)"
-
-# Every measurement the READMEs quote, on this machine's GPU, kept in docs/data as TAG_* files
-# (tools/results/measure.sh; MEASURE_STEPS="runs ... shapes breakdown shapes-profile" picks
-# some); then `make tables` rewrites the READMEs' tables and figures from them.
-MEASURE_DIR ?= docs/data
-measure: all
-	tools/results/measure.sh $(BUILD) $(MEASURE_DIR) "$(MEASURE_STEPS)"
-
-# The student edition (tools/student/student.sh): every SOLUTION region of the sources replaced by a
-# TODO block, the answer keys and other instructor-only files left out; made from one commit
-# (STUDENT_COMMIT=rev, default HEAD), never from uncommitted files.
-STUDENT_DIR ?= $(abspath $(CURDIR)/../$(notdir $(CURDIR))-student)
-student:
-	@test -f tools/student/student.sh || { echo "make student: this is the student edition already" >&2; exit 2; }
-	@STUDENT_COMMIT="$(STUDENT_COMMIT)" tools/student/student.sh "$(STUDENT_DIR)"
-
-# Every exercise measured on this machine (instructor edition: tools/answers/exercises.py writes
-# docs/answers/data/, which the lessons' ANSWERS.md quote). EXERCISES=day04 for some only.
-answers:
-	@test -f tools/answers/exercises.py || { echo "make answers: the instructor edition only" >&2; exit 2; }
-	python3 tools/answers/exercises.py $(EXERCISES)
+# The goals of each group of the course's tools, in that group's folder
+include tools/build/build.mk tools/results/results.mk tools/notes/notes.mk tools/lab/lab.mk \
+        tools/student/student.mk
 
 help:
 	@printf '%-14s %s\n' \
