@@ -61,6 +61,7 @@ __device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_
  * @param row_in_warp which of the warp's rows (4, 8 or 16) this lane reads
  * @param word_slot this lane's slot of byte 0 of each of its 4 words
  */
+//! [count_load16]
 template <int CH>
 __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
                                            const uint32_t *word_slot) {
@@ -87,6 +88,7 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
     count_word<CH>(w2, s_hist + word_slot[2], q);
     count_word<CH>(w3, s_hist + word_slot[3], q);
 }
+//! [count_load16]
 
 /* ---- streaming ahead into L2 ----
  *
@@ -295,10 +297,12 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     uint32_t *d_dest = MERGE == MERGE_ATOMIC
                            ? d_out
                            : d_out + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk */
+    //! [flush_choice]
     if (COALESCED)
         flush_coalesced<VEC, MERGE, CH>(s_hist, s_hist + R6_BINS * CH, c0, group_channels, d_dest);
     else
         flush_scattered<VEC, MERGE, CH>(s_hist, c0, group_channels, d_dest);
+    //! [flush_choice]
 }
 
 /* ---- the block on this GPU ---- */
