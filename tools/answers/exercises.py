@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Measure every exercise of the course (instructor edition only): `make answers` on a lab GPU.
 
-Each exercise below is a list of variants of the course (the sources as they are, or with a few
-exact text edits: the change the exercise asks for) and the commands that answer it. Every
+Each exercise below is a list of variants of the course (the sources as they are, or with the patch
+variants/NAME.patch applied: the change the exercise asks for) and the commands that answer it. Every
 variant is copied from the working tree into its own folder under build/answers/, built there
 (all in parallel), then run one after the other so that the timings never overlap. Each
 exercise's output goes to docs/answers/data/<exercise>.txt with the GPU, the date and the exact
 commands; the lesson's ANSWERS.md quotes it.
 
-An edit whose text is not found stops the script: an exercise never silently measures the
-unchanged code.
+A patch that does not apply stops the script: an exercise never silently measures the unchanged
+code. `--check` (CI) applies every patch with `git apply --check`.
 """
 import datetime
 import os
@@ -22,116 +22,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OUT = os.path.join(ROOT, "docs", "answers", "data")
 WORK = os.path.join(ROOT, "build", "answers")
 
-# ---- the variants: (file, old text, new text) edits ----
+# ---- the variants: the sources as they are ("base"), or with one patch of variants/NAME.patch,
+#      the change an exercise asks for (a unified diff; CI checks that each still applies) ----
 
-D01 = "day01_cpu/cpu_hist.c"
-D02 = "day02_naive/naive.cu"
-D03 = "day03_privatized/privatized.cu"
-D04 = "day04_shared/shared.cu"
-D05 = "day05_optimized_h100/optimized.cu"
-D06 = "day06_roofline/roofline.cuh"
-D06_STEPS = "day06_roofline/steps.cu"
-D06_FINAL = "day06_roofline/final.cu"
+PATCHES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variants")
+VARIANTS = ["base"] + sorted(f[:-len(".patch")] for f in os.listdir(PATCHES) if f.endswith(".patch"))
 
-BYTE_LOOP = r'''
-/* exercise 2: the plain byte loop, no table */
-static hist_status run_byte_loop(const hist_args *a) {
-    const hist_problem *p = a->problem;
-    memset(a->hist, 0, (size_t)hist_counters(p) * sizeof(uint32_t));
-    for (uint64_t r = 0; r < p->rows; ++r) {
-        const uint8_t *row = a->samples + r * p->channels;
-        for (uint32_t c = 0; c < p->channels; ++c)
-            a->hist[(size_t)c * 256 + row[c]]++;
-    }
-    return HIST_OK;
-}
-static const char *byte_only(const hist_problem *p, const hist_device *dev) {
-    (void)dev;
-    return hist_is_byte_binning(p->binning) ? NULL : "byte histogram only";
-}
 
-/* The registry (docs/LESSON_CONTRACT.md)'''
+def patch_of(variant):
+    """The variant's patch file, or None for the sources as they are."""
+    return None if variant == "base" else os.path.join(PATCHES, variant + ".patch")
 
-CONTIGUOUS = '''    const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
-    const uint64_t per_thread = (n_samples + threads - 1) / threads;
-    uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * per_thread;
-    const uint64_t end = i + per_thread < n_samples ? i + per_thread : n_samples;
-    uint32_t channel = (uint32_t)(i % channels);
-    for (; i < end; ++i) {
-        const int bin = hist_bin_of(d_samples[i], map);
-        if (bin >= 0)
-            atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
-        if (++channel == channels)
-            channel = 0;
-    }'''
 
-COARSE_BODY = '''    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    /* the channel advances by stride % channels each step: one division per thread, not per
-       sample */
-    const uint32_t channel_step = (uint32_t)(stride % channels);
-    uint32_t channel = (uint32_t)(i % channels);
-    for (; i < n_samples; i += stride) {
-        const int bin = hist_bin_of(d_samples[i], map);
-        if (bin >= 0)
-            atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);
-        channel += channel_step;
-        if (channel >= channels)
-            channel -= channels;
-    }'''
+def files_of(variant):
+    """The files a variant's patch changes."""
+    if variant == "base":
+        return []
+    return [line[len("+++ b/"):].strip() for line in open(patch_of(variant))
+            if line.startswith("+++ b/")]
 
-VARIANTS = {
-    "base": [],
-    "d01_stride288": [(D01, "    if (lines % 2 == 0)\n        lines += 1;\n", "    lines += 1;\n")],
-    "d01_stride256": [(D01, "    uint32_t lines = (bins + 1 + 15) / 16;\n    if (lines % 2 == 0)\n        lines += 1;\n    return lines * 16;",
-                       "    return bins;")],
-    "d01_byte_loop": [
-        (D01, "\n/* The registry (docs/LESSON_CONTRACT.md)", BYTE_LOOP),
-        (D01, '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},''',
-         '''     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},
-    {"cpu_byte_loop", "day01_cpu", HIST_HOST, "hist[c * 256 + v]++, no table",
-     "byte histogram only", byte_only, NULL, run_byte_loop, 0, 0, HIST_ROOF_BOUND, NULL},'''),
-    ],
-    "d01_interleave1": [(D01, "#define CPU_MIN_INTERLEAVE 4", "#define CPU_MIN_INTERLEAVE 1")],
-    "d02_contiguous": [(D02, COARSE_BODY, CONTIGUOUS)],
-    "d02_bins_major": [(D02, "atomicAdd(&d_hist[(size_t)channel * bins + bin], 1u);",
-                        "atomicAdd(&d_hist[(size_t)bin * channels + channel], 1u);")],
-    "d03_ws24": [(D03, "#define PRIVATE_MAX_WORKSPACE (UINT64_C(1) << 30)",
-                  "#define PRIVATE_MAX_WORKSPACE (UINT64_C(24) << 20)")],
-    "d03_no_memset": [(D03, "    HIST_CUDA_TRY(cudaMemsetAsync(d_private, 0, private_workspace(p, a->device)));\n", "")],
-    "d04_blocks2": [(D04, "#define SHARED_BLOCKS_PER_SM 3", "#define SHARED_BLOCKS_PER_SM 2")],
-    "d04_blocks1": [(D04, "#define SHARED_BLOCKS_PER_SM 3", "#define SHARED_BLOCKS_PER_SM 1")],
-    "d04_pad257": [
-        # one word of padding per channel: the count, the zeroing and the flush skip it
-        (D04, "uint32_t *s_channel = s_hist + ch * bins;", "uint32_t *s_channel = s_hist + ch * (bins + 1);"),
-        (D04, "zero_shared(s_hist, t.group_channels * bins);", "zero_shared(s_hist, t.group_channels * (bins + 1));"),
-        (D04, """    for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
-        if (s_hist[k] > 0)
-            atomicAdd(&d_hist_group[k], s_hist[k]);""", """    for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
-        const uint32_t count = s_hist[k / bins * (bins + 1) + k % bins];
-        if (count > 0)
-            atomicAdd(&d_hist_group[k], count);
-    }"""),
-        (D04, "flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins);",
-         "flush_shared(s_hist, t.group_channels * bins, d_hist + (size_t)t.c0 * bins, bins);"),
-        (D04, "                                             uint32_t *d_hist_group) {",
-         "                                             uint32_t *d_hist_group, uint32_t bins) {"),
-        (D04, "plan.smem_bytes = (size_t)plan.group * bins * sizeof(uint32_t);",
-         "plan.smem_bytes = (size_t)plan.group * (bins + 1) * sizeof(uint32_t);"),
-    ],
-    "d05_no_pad": [(D05, "return ch * 257 + (ch >> 2);", "return ch * 256;")],
-    "d05_blocks1": [(D05, "#define D05_BLOCKS_PER_SM 2", "#define D05_BLOCKS_PER_SM 1")],
-    "d06_no_memset": [(D06_STEPS, '''    if (MERGE == MERGE_ATOMIC)
-        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
-''', "")],
-    "d06_no_pad": [
-        (D06_STEPS,
-         "#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * (R6_FLUSH_BINS + 1) * 4)",
-         "#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * R6_FLUSH_BINS * 4)"),
-        (D06_STEPS, "const uint32_t pad = R6_FLUSH_BINS + 1;", "const uint32_t pad = R6_FLUSH_BINS;"),
-        (D06_FINAL, "const uint32_t pad = FB + 1;", "const uint32_t pad = FB;"),
-    ],
-}
 
 # ---- the exercises: (variant, lesson, kind, arguments) runs; kind "run" or "profile" ----
 
@@ -203,7 +112,7 @@ def sh(cmd, cwd, log=None):
 
 
 def prepare(variant):
-    """Copy the tree into build/answers/<variant> and apply the variant's edits."""
+    """Copy the tree into build/answers/<variant> and apply the variant's patch."""
     dest = os.path.join(WORK, variant)
     shutil.rmtree(dest, ignore_errors=True)
     files = subprocess.run("git ls-files --cached --others --exclude-standard", cwd=ROOT,
@@ -214,12 +123,14 @@ def prepare(variant):
             continue
         os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
         shutil.copy2(src, os.path.join(dest, f))
-    for path, old, new in VARIANTS[variant]:
-        p = os.path.join(dest, path)
-        text = open(p).read()
-        if old not in text:
-            sys.exit(f"exercises.py: variant {variant}: text not found in {path}:\n{old}")
-        open(p, "w").write(text.replace(old, new))
+    if patch_of(variant):
+        # the copy lies inside this repository: without the ceiling, git would apply the patch
+        # relative to the repository's root and skip every path outside the copy, silently
+        env = dict(os.environ, GIT_CEILING_DIRECTORIES=WORK)
+        r = subprocess.run(["git", "apply", "--verbose", patch_of(variant)], cwd=dest,
+                           capture_output=True, text=True, env=env)
+        if r.returncode != 0 or "Skipped patch" in r.stderr:
+            sys.exit(f"exercises.py: variant {variant}: its patch does not apply:\n{r.stderr}")
     return dest
 
 
@@ -235,14 +146,17 @@ def build(variant, days):
 
 
 def check_edits():
-    """--check (CI): every variant's edits still apply to the sources as they are."""
-    missing = [(v, path) for v, edits in VARIANTS.items() for path, old, _ in edits
-               if old not in open(os.path.join(ROOT, path)).read()]
-    for v, path in missing:
-        print(f"exercises.py: variant {v}: its text is no longer in {path}", file=sys.stderr)
-    if not missing:
-        print(f"exercises.py: the edits of all {len(VARIANTS)} variants apply")
-    return 1 if missing else 0
+    """--check (CI): every variant's patch still applies to the sources as they are, and every
+    variant an exercise names exists."""
+    bad = [v for v in VARIANTS if patch_of(v) and subprocess.run(
+        ["git", "apply", "--check", patch_of(v)], cwd=ROOT, capture_output=True).returncode != 0]
+    bad += [v for runs in EXERCISES.values() for v, _, _, _ in runs if v not in VARIANTS]
+    for v in bad:
+        print(f"exercises.py: variant {v}: its patch no longer applies (or is missing)",
+              file=sys.stderr)
+    if not bad:
+        print(f"exercises.py: the patches of all {len(VARIANTS) - 1} variants apply")
+    return 1 if bad else 0
 
 
 def main():
@@ -279,8 +193,8 @@ def main():
                 cmd = "make -s probe DAY=06"
             else:
                 cmd = f'make -s profile DAY={day} PROFILE_ARGS="{args}"'
-            edits = "; ".join(f"{p}: {o.strip()[:60]!r} -> {n.strip()[:60]!r}"
-                              for p, o, n in VARIANTS[variant]) or "none"
+            edits = (f"tools/answers/variants/{variant}.patch: {', '.join(files_of(variant))}"
+                     if patch_of(variant) else "none")
             lines.append(f"\n## variant {variant} (edits: {edits})\n$ {cmd}")
             r = sh(cmd, dest)
             lines.append(r.stdout.rstrip())
