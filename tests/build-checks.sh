@@ -58,7 +58,8 @@ for check in $checks; do
         done
         [ "$(count_lessons "$work/p/build/course")" -eq "$lessons" ] || fail "course lacks lessons"
         for goal in all run; do
-            redo=$(make -C "$work/p" -n "$goal" | grep -E '^(gcc|nvcc|ar) ' || true)
+            # V=1: the commands as they are (by default each starts with its short line's printf)
+            redo=$(make -C "$work/p" -n V=1 "$goal" | grep -E '^(gcc|nvcc|ar) ' || true)
             [ -z "$redo" ] || fail "an up-to-date build remade files for make $goal: $redo"
         done ;;
     day)
