@@ -11,8 +11,8 @@
 #include "gpu.h"
 #include "gpu_limits.h"
 
-/** @brief Threads per block of the floor kernel (one block per SM: the fastest read measured by
- *  day06's probe, 183 us for 512 MiB on an H100 against 186 us for 256-thread blocks). */
+/** @brief Threads per block of the floor kernel: one block per SM, the fastest read day 06's probe
+ *  found (docs/data/TAG_probe.txt keeps its figures). */
 #define FLOOR_THREADS 1024
 /** @brief 16-byte loads each floor thread keeps in flight. */
 #define FLOOR_UNROLL 8

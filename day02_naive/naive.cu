@@ -58,12 +58,7 @@ __device__ __forceinline__ void naive_count(const uint8_t *__restrict__ d_sample
 
 /**
  * @brief One thread per sample, one global atomic each (naive_count()).
- * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
- * @param n_samples `rows * channels`
- * @param channels channels per row
- * @param bins bins per channel
- * @param map the binning, as a bin map
- * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @copydetails naive_count
  * @par Launch
  * `ceil(n_samples / NAIVE_THREADS)` blocks of NAIVE_THREADS (256) threads, no shared memory
  * (`run_naive`); the output zeroed before.
@@ -78,12 +73,7 @@ __global__ void naive_kernel(const uint8_t *__restrict__ d_samples, uint64_t n_s
 
 /**
  * @brief Grid-stride (interleaved) loop over the samples, one global atomic each.
- * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
- * @param n_samples `rows * channels`
- * @param channels channels per row
- * @param bins bins per channel
- * @param map the binning, as a bin map
- * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @copydetails naive_count
  * @par Launch
  * one wave, `sm_count * (max_threads_per_sm / NAIVE_THREADS)` blocks (fewer if there are fewer
  * samples) of NAIVE_THREADS threads, no shared memory (`run_naive_coarse`).
@@ -117,12 +107,7 @@ __global__ void naive_coarse_kernel(const uint8_t *__restrict__ d_samples, uint6
 
 /**
  * @brief naive_kernel() with `++` instead of the atomic: loses updates (demonstration only).
- * @param d_samples the input, `n_samples` bytes, row-major `[rows][channels]`
- * @param n_samples `rows * channels`
- * @param channels channels per row
- * @param bins bins per channel
- * @param map the binning, as a bin map
- * @param d_hist the output `[channels][bins]`, zeroed before the launch
+ * @copydetails naive_count
  * @par Launch
  * as naive_kernel() (race_demo.c).
  */

@@ -51,9 +51,9 @@
  * @brief A word of the input, asking L2 to fetch its whole 128-byte line from memory
  *        (`ld.global.nc.L2::128B`, sm_75 and later). A block of 128 channels reads whole lines
  *        anyway; a block of 64 or 32 (the smaller GPUs' plans) reads 64 or 32 bytes of each row,
- *        and without the hint memory serves those as scattered 32-byte sectors at 70% of its
- *        speed; with it the line's other sectors wait in L2 for the neighbouring groups' blocks
- *        (README.md, "Plans": 247 to 209 us for 32 channels, measured).
+ *        and without the hint memory serves those as scattered 32-byte sectors, more slowly;
+ *        with it the line's other sectors wait in L2 for the neighbouring groups' blocks (the
+ *        notebook's *Plans* has the measurement).
  * @param p the word
  * @return its value
  */
@@ -109,7 +109,7 @@ __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_
  *        5), then added to the output, 32 consecutive bins of one channel per warp instruction;
  *        with FOLD, first summed per real channel in a second `[CH][FB + 1]` buffer. The loops
  *        index by the constants FB and CH (shifts): a division by the run-time bin count per
- *        counter cost 4 us more per block, measured.
+ *        counter was measurably slower.
  * @tparam FOLD sum the group's virtual channels per real channel first
  * @tparam CH channels per block (the plan's)
  * @tparam FB bins per round (the plan's)

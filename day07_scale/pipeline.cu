@@ -54,9 +54,9 @@ extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist
 /** @brief Day 06's final kernel's plan on @p dev (day06_roofline/final.cu). */
 extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device *dev);
 
-/** @brief Bytes per chunk of the pipeline (whole rows; at least one row). 32 MiB: its copy takes
- *  about 0.6 ms on a PCIe Gen5 link, its count about 20 us, so the count hides behind the next
- *  copy and only the last chunk's count shows. The tests set it small to make many chunks. */
+/** @brief Bytes per chunk of the pipeline (whole rows; at least one row). 32 MiB: its copy over
+ *  PCIe takes some thirty times its count, so the count hides behind the next copy and only the
+ *  last chunk's count shows (the notebook's chunk-size table). The tests set it small. */
 extern "C" size_t day07_chunk_bytes;
 size_t day07_chunk_bytes = (size_t)32 << 20;
 
