@@ -178,26 +178,36 @@ def day06_layout():
     s.save("day06_layout.svg")
 
 
+def private_copies(s, y0, workers, copies, output, note):
+    """Four workers, each counting its share into its own copy, the copies summed into one output
+    (days 01 and 03): WORKERS and COPIES are one label (a copy's: a list of lines) per worker,
+    OUTPUT the output box's two lines, NOTE the line under it all."""
+    x0, row, cx = 40, 50, 310
+    for w, (worker, copy) in enumerate(zip(workers, copies)):
+        y = y0 + w * row
+        s.rect(x0, y, 160, 40, fill=BANK_COLOURS[w], opacity=0.35)
+        s.text(x0 + 80, y + 25, worker, 11, "middle")
+        s.rect(cx, y, 230, 40, fill=BANK_COLOURS[w], opacity=0.6)
+        for n, line in enumerate(copy):
+            s.text(cx + 115, y + (25 if len(copy) == 1 else 18 + 14 * n), line, 10, "middle")
+        s.line(x0 + 162, y + 20, cx - 4, y + 20, arrow=True)
+        s.line(cx + 232, y + 20, 656, y0 + 95, arrow=True)
+    s.rect(660, y0 + 70, 210, 50, fill="#dde6f0")
+    s.text(765, y0 + 90, output[0], 11, "middle")
+    s.text(765, y0 + 106, output[1], 10, "middle")
+    s.text(450, y0 + len(workers) * row + 20, note, 11, "middle")
+
+
 def day01_private():
-    s = Svg(900, 300, "Day 01: one private histogram per thread, merged once")
+    s = Svg(900, 310, "Day 01: one private histogram per thread, merged once")
     s.arrow_def()
     s.text(20, 28, "Day 01: each thread counts a contiguous range of rows into its own copy; "
            "one merge at the end", 15, weight="bold")
-    x0, y0 = 40, 60
-    s.text(x0, y0 - 8, "[rows, channels] bytes", 11)
-    for t in range(4):
-        s.rect(x0, y0 + t * 48, 160, 48, fill=BANK_COLOURS[t], opacity=0.35)
-        s.text(x0 + 80, y0 + t * 48 + 28, f"rows of thread {t}", 11, "middle")
-        cx = 330
-        s.rect(cx, y0 + t * 48 + 6, 220, 36, fill=BANK_COLOURS[t], opacity=0.6)
-        s.text(cx + 110, y0 + t * 48 + 28, f"thread {t}: [copies][channels][stride]", 10, "middle")
-        s.line(x0 + 162, y0 + t * 48 + 24, cx - 4, y0 + t * 48 + 24, arrow=True)
-        s.line(cx + 222, y0 + t * 48 + 24, 660, y0 + 96, arrow=True)
-    s.text(270, y0 + 4 * 48 + 24, "no locks, no sharing: a thread's increments hit its own cache lines",
-           11, "middle")
-    s.rect(664, y0 + 72, 200, 48, fill="#dde6f0")
-    s.text(764, y0 + 92, "hist[channel][bin]", 11, "middle")
-    s.text(764, y0 + 108, "the sum of every copy", 10, "middle")
+    s.text(40, 62, "[rows, channels] bytes", 11)
+    private_copies(s, 70, [f"rows of thread {t}" for t in range(4)],
+                   [[f"thread {t}: [copies][channels][stride]"] for t in range(4)],
+                   ["hist[channel][bin]", "the sum of every copy"],
+                   "no locks, no sharing: a thread's increments hit its own cache lines")
     s.save("day01_private.svg")
 
 
@@ -231,20 +241,11 @@ def day03_private():
     s.arrow_def()
     s.text(20, 28, "Day 03: each block counts into its own copy (in L2); at its end it adds its "
            "non-zero counters into the output", 15, weight="bold")
-    x0, y0 = 40, 70
-    for b in range(4):
-        s.rect(x0, y0 + b * 50, 150, 40, fill=BANK_COLOURS[b], opacity=0.35)
-        s.text(x0 + 75, y0 + b * 50 + 25, f"block {b}: its samples", 11, "middle")
-        s.rect(300, y0 + b * 50, 230, 40, fill=BANK_COLOURS[b], opacity=0.6)
-        s.text(415, y0 + b * 50 + 18, f"d_private + {b} * counters", 10, "middle")
-        s.text(415, y0 + b * 50 + 32, "atomicAdd per sample", 10, "middle")
-        s.line(x0 + 152, y0 + b * 50 + 20, 296, y0 + b * 50 + 20, arrow=True)
-        s.line(532, y0 + b * 50 + 20, 656, y0 + 95, arrow=True)
-    s.rect(660, y0 + 70, 210, 50, fill="#dde6f0")
-    s.text(765, y0 + 90, "hist[channel][bin]", 11, "middle")
-    s.text(765, y0 + 106, "__syncthreads, then atomicAdd", 10, "middle")
-    s.text(450, y0 + 4 * 50 + 20, "fewer blocks share a counter than threads did on day 02: "
-           "contention falls, but every atomic still goes to L2", 11, "middle")
+    private_copies(s, 70, [f"block {b}: its samples" for b in range(4)],
+                   [[f"d_private + {b} * counters", "atomicAdd per sample"] for b in range(4)],
+                   ["hist[channel][bin]", "__syncthreads, then atomicAdd"],
+                   "fewer blocks share a counter than threads did on day 02: contention falls, "
+                   "but every atomic still goes to L2")
     s.save("day03_private.svg")
 
 
