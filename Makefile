@@ -241,13 +241,6 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
-# the goals that build the tests look for CMocka before any job starts, so that a machine without
-# it (and without a way to install it) ends with ensure-deps.sh's one line and nothing after it
-ifneq ($(filter test grade test-programs,$(MAKECMDGOALS)),)
-ifndef CMOCKA_ROOT
-$(call need,cmocka)
-endif
-endif
 test: links $(TEST_BINS)
 	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
 	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)

@@ -27,23 +27,19 @@ else
     line driver "no NVIDIA driver or GPU: the GPU lessons are built but skipped (make test runs the CPU parts, make run times day 01)"
 fi
 
-cmocka_have() {
-    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\nint main(void) { return 0; }\n' |
-        ${CC:-cc} -x c - ${CMOCKA_ROOT:+-I$CMOCKA_ROOT/include -L$CMOCKA_ROOT/lib -L$CMOCKA_ROOT/lib/$(cc -print-multiarch 2>/dev/null)} -lcmocka -o /dev/null 2>/dev/null
-}
-if cmocka_have; then line cmocka "found${CMOCKA_ROOT:+ in CMOCKA_ROOT=$CMOCKA_ROOT}"
+if tools/build/ensure-deps.sh --check cmocka; then line cmocka "found${CMOCKA_ROOT:+ in CMOCKA_ROOT=$CMOCKA_ROOT}"
 else line cmocka "missing: make test cannot build the tests; sudo apt-get install libcmocka-dev (offline: README.md, \"Offline machines\")"; fi
 
 nccl=$(make -s --no-print-directory nccl-info DAY=07 2>/dev/null)
 line NCCL "$(printf '%s\n' "$nccl" | sed -n 's/^NCCL //p')"
 line MPI "$(printf '%s\n' "$nccl" | sed -n 's/^MPI //p')"
 
-tool() { # NAME COMMAND WHAT-IT-TURNS-OFF PACKAGES
-    if command -v "$2" >/dev/null 2>&1; then line "$1" "$("$2" --version 2>&1 | head -n 1)"
-    else line "$1" "missing: $3; sudo apt-get install $4"; fi
+tool() { # NAME WHAT-IT-TURNS-OFF PACKAGES (present as ensure-deps.sh judges it)
+    if tools/build/ensure-deps.sh --check "$1"; then line "$1" "$("$1" --version 2>&1 | head -n 1)"
+    else line "$1" "missing: $2; sudo apt-get install $3"; fi
 }
-tool doxygen doxygen "no notes (make docs)" "doxygen graphviz"
-tool gnuplot gnuplot "no charts (make plot, make tables)" gnuplot-nox
+tool doxygen "no notes (make docs)" "doxygen graphviz"
+tool gnuplot "no charts (make plot, make tables)" gnuplot-nox
 if command -v python3 >/dev/null 2>&1; then
     mods=$(python3 -c 'import importlib.util as u; print(" ".join(m + (" yes" if u.find_spec(m) else " no") for m in ("numpy", "torch")))' 2>/dev/null)
     # shellcheck disable=SC2086 # "numpy yes torch no": four words

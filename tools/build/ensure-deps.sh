@@ -1,14 +1,17 @@
 #!/bin/sh
-# ensure-deps.sh NAME...: make sure a tool the course needs is here (cmocka, doxygen, gnuplot,
-# fuzzer: clang with libFuzzer, python3 for make tables).
+# ensure-deps.sh [--check] NAME...: make sure a tool the course needs is here (cmocka, doxygen,
+# gnuplot, fuzzer: clang with libFuzzer, python3 for make tables).
 # Installs it with apt-get when running as root; otherwise stops with the exact command to run.
+# --check: only say, by the exit status, whether every NAME is here (make doctor).
 set -eu
 
 have() {
     case "$1" in
     cmocka)
         printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\nint main(void) { return 0; }\n' |
-            ${CC:-cc} -x c - -lcmocka -o /dev/null 2>/dev/null ;;
+            ${CC:-cc} -x c - ${CMOCKA_ROOT:+-I$CMOCKA_ROOT/include -L$CMOCKA_ROOT/lib \
+                -L$CMOCKA_ROOT/lib/$(${CC:-cc} -print-multiarch 2>/dev/null)} -lcmocka \
+                -o /dev/null 2>/dev/null ;;
     doxygen) command -v doxygen >/dev/null 2>&1 && command -v dot >/dev/null 2>&1 ;;
     gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
     python3) command -v python3 >/dev/null 2>&1 ;;
@@ -28,6 +31,12 @@ packages() {
     fuzzer) echo clang ;;
     esac
 }
+
+if [ "${1:-}" = --check ]; then
+    shift
+    for dep in "$@"; do have "$dep" || exit 1; done
+    exit 0
+fi
 
 # The one line said when DEP cannot be had here: what is missing, why, and the commands that bring
 # it on a machine without package access (README.md, "Offline machines"); exit status 2
