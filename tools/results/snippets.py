@@ -94,19 +94,18 @@ def t_code(page, args, kv):
 
 
 def t_diff(page, args, kv):
-    """diff file=PATH from=FUNCTION to=FUNCTION [file2=PATH]: the lines that differ between two
-    functions' bodies, as a unified diff (no context); steps=A:B,C:D,... gives several pairs of
-    one file in one block, each under its own @@ line."""
-    o = kv(args, ("file",), ("from", "to", "file2", "steps"))
+    """diff file=PATH from=FUNCTION to=FUNCTION: the lines that differ between two functions'
+    bodies, as a unified diff (no context); steps=A:B,C:D,... gives several pairs in one block,
+    each under its own @@ line."""
+    o = kv(args, ("file",), ("from", "to", "steps"))
     pairs = ([p.split(":") for p in o["steps"].split(",")] if "steps" in o
              else [(o.get("from"), o.get("to"))])
     body = []
     for a, b in pairs:
         if not a or not b:
             raise Error("give from= and to=, or steps=FROM:TO,...")
-        old = shown(function(source(o["file"]), a, o["file"]))
-        other = o.get("file2", o["file"])
-        new = shown(function(source(other), b, other))
+        lines_of = source(o["file"])
+        old, new = (shown(function(lines_of, f, o["file"])) for f in (a, b))
         # the bodies only: the name line differs always
         lines = list(difflib.unified_diff(old[1:], new[1:], lineterm="", n=0))[2:]
         lines = [x for x in lines if not x.startswith("@@")]

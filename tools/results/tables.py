@@ -39,7 +39,7 @@ Nsight Compute's CSV. Table kinds:
              // SOLUTION region of the sources (read from them; no provenance line)
     code     file=PATH (fn=FUNCTION | name=MARKER)                lines of a source as a code block: a
              function's definition, or the lines between two `//! [MARKER]` lines (snippets.py)
-    diff     file=PATH (from=FN to=FN [file2=PATH] | steps=FN:FN,...)   the lines that differ
+    diff     file=PATH (from=FN to=FN | steps=FN:FN,...)          the lines that differ
              between two functions' bodies, as a diff block
 
 `tables.py --code-only FILE.md...` rewrites the code and diff blocks alone (the student edition's

@@ -56,10 +56,9 @@ def main(argv):
                 given |= names_in(os.path.join(stud, lesson, f))
         for name, body in regions(text):
             declared = set(DECL.findall(body))
-            used = set(NAME.findall(re.sub(r'"(?:\\.|[^"])*"', "", body)))
-            missing = sorted(n for n in used - declared - KNOWN - given
-                             if not n.isupper() or n not in given)
-            missing = [n for n in missing if not re.fullmatch(r"[0-9a-fx]+u?|u|ull", n)]
+            # string and number literals out first (a suffix such as the u of 1u is no name)
+            code = re.sub(r'"(?:\\.|[^"])*"|\b\d[\w.]*', "", body)
+            missing = sorted(set(NAME.findall(code)) - declared - KNOWN - given)
             if missing:
                 status = 1
                 print(f"writable: {rel}: region {name}: uses {', '.join(missing)}, "
