@@ -100,11 +100,10 @@ def t_diff(page, args, kv):
     o = kv(args, ("file",), ("from", "to", "steps"))
     pairs = ([p.split(":") for p in o["steps"].split(",")] if "steps" in o
              else [(o.get("from"), o.get("to"))])
-    body = []
+    body, lines_of = [], source(o["file"])
     for a, b in pairs:
         if not a or not b:
             raise Error("give from= and to=, or steps=FROM:TO,...")
-        lines_of = source(o["file"])
         old, new = (shown(function(lines_of, f, o["file"])) for f in (a, b))
         # the bodies only: the name line differs always
         lines = list(difflib.unified_diff(old[1:], new[1:], lineterm="", n=0))[2:]
