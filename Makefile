@@ -26,14 +26,12 @@ endif
 include common/common.mk
 
 # GPU_LIMITS=NAME: every program and test of this make runs as if on GPU NAME, the present GPU's
-# limits capped to NAME's (common/gpu_limits.c holds the table; `./build/course --gpu-limits
-# list` prints it); KEEP_SMS=1 keeps the present GPU's multiprocessors (benchmarks of a plan)
-GPU_LIMITS_NAMES := $(shell sed -n 's/^ *{"\([a-z0-9]*\)", "NVIDIA .*/\1/p' common/gpu_limits.c)
+# limits capped to NAME's (common/gpu_limits.c holds the table; `make gpu-limits` prints it);
+# KEEP_SMS=1 keeps the present GPU's multiprocessors (benchmarks of a plan). The name is checked
+# by the program that applies it, before a test or a run (gpu-limits-check below).
 ifneq ($(GPU_LIMITS),)
-ifeq ($(filter $(GPU_LIMITS),$(GPU_LIMITS_NAMES) none),)
-$(error GPU_LIMITS=$(GPU_LIMITS) names no GPU of the limits table: one of $(GPU_LIMITS_NAMES), or none)
-endif
 export HIST_GPU_LIMITS := $(GPU_LIMITS)
+GPU_LIMITS_CHECK := gpu-limits-check
 endif
 ifeq ($(KEEP_SMS),1)
 export HIST_GPU_KEEP_SMS := 1
@@ -82,8 +80,10 @@ $(BUILD)/$(1)/main.o: common/course/lesson_main.c $(FLAGS_STAMP)
 $$($(1)_BIN): $(BUILD)/$(1)/main.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
 	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 
+# (a program of several files names its other objects as prerequisites: objects link first)
 $$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $$($(1)_USES_LIBS) $(LIBHIST)
-	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call quiet,LINK,$$@)$$(NVCC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(filter-out %.o,$$^) \
+	    $$(LDLIBS)
 
 $(BUILD)/$(1)/test_lesson.o $(BUILD)/$(1)/test_$(1).o: CFLAGS += $(TEST_CFLAGS) $$($(1)_DEFS) \
     -DLESSON_BIN='"$$(CURDIR)/$$($(1)_BIN)"'
@@ -220,7 +220,7 @@ RUN_BIN := $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)),$(COURSE_BIN))
 # a lesson's run in results/<lesson>/, a run with ARGS in results/args/, so that neither
 # replaces the course's
 RUN_RESULTS := results$(if $(DAY),/$(LESSONS))$(if $(ARGS),/args)
-run: links $(RUN_BIN)
+run: links $(GPU_LIMITS_CHECK) $(RUN_BIN)
 	@mkdir -p $(RUN_RESULTS)
 ifdef ARGS
 	@set -e; for bin in $(RUN_BIN); do ./$$bin --results $(RUN_RESULTS) $(ARGS); done
@@ -241,14 +241,14 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
-test: links $(TEST_BINS)
+test: links $(GPU_LIMITS_CHECK) $(TEST_BINS)
 	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
 	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).
-grade: links $(foreach l,$(LESSONS),$($(l)_TESTS))
-	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $(filter-out links,$^); do \
+grade: links $(GPU_LIMITS_CHECK) $(foreach l,$(LESSONS),$($(l)_TESTS))
+	@mkdir -p $(GRADES); rm -f $(GRADES)/*.tsv; for t in $(filter-out links gpu-limits-check,$^); do \
 	  HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) ./$$t >/dev/null 2>&1 || :; \
 	done; HIST_ALL_LESSONS="$(ALL_LESSONS)" tools/student/grade.sh $(foreach l,$(LESSONS),$(GRADES)/$(l).tsv)
 	@$(if $(filter day06_roofline,$(LESSONS)),$(MAKE) --no-print-directory test-submission | tail -n 1)
@@ -298,7 +298,15 @@ help:
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
 	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
-	@echo "           GPU_LIMITS=NAME (run as if on: $(GPU_LIMITS_NAMES)), KEEP_SMS=1"
+	@echo "           GPU_LIMITS=NAME (run as if on NAME: make gpu-limits lists them), KEEP_SMS=1"
+
+# The GPUs GPU_LIMITS can name, as the programs know them; and the check that a test or a run
+# under GPU_LIMITS=NAME makes first (the course runner refuses an unknown name in one line)
+.PHONY: gpu-limits gpu-limits-check
+gpu-limits: $(COURSE_BIN)
+	@./$< --gpu-limits list
+gpu-limits-check: $(COURSE_BIN)
+	@./$< --list > /dev/null
 
 clean:
 	rm -rf build

@@ -67,55 +67,113 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
+/** @brief One line of the usage text: the option it documents (NULL for a heading or a
+ *  continuation of the line before), and the text. */
+typedef struct usage_line {
+    const char *option;       /**< the option's name, for refused options to be left out */
+    const char *text;         /**< the line (a format of @p limit where that is not 0) */
+    unsigned long long limit; /**< the largest value the option takes, printed in the line */
+} usage_line;
+
+/* The shared options' usage, a line each so that a program's refused options drop out. */
+static const usage_line shared_usage[] = {
+    {NULL, "dataset (a preset, then any overrides):", 0},
+    {"preset", "  --preset NAME     main (1048576 x 512, bytes, 256 bins; default) or small-binned",
+     0},
+    {"preset", "                    (32768 x 1, values 1..100, 5 bins of 20)", 0},
+    {"rows", "  --rows N          rows, 0..%llu (uint32 counts cannot overflow)", HIST_MAX_ROWS},
+    {"channels", "  --channels N      channels, 1..%llu", HIST_MAX_CHANNELS},
+    {"lo", "  --lo V --hi V     binning range, 0..255, lo <= hi", 0},
+    {"width", "  --width W         values per bin, 1..256 (bins = (hi - lo) / width + 1)", 0},
+    {"values", "  --values A:B      generated values range over A..B (0..255)", 0},
+    {"dist", "  --dist D          uniform, contention:P (P% of samples one hot value), constant,",
+     0},
+    {"dist", "                    runs:L (runs of L equal samples down each channel)", 0},
+    {"seed", "  --seed S          splitmix64 seed (0..2^64-1)", 0},
+    {"input", "  --input FILE      read the samples from a uint8 2-D C-order .npy file instead", 0},
+    {"save-input", "  --save-input FILE write the generated samples as .npy", 0},
+    {NULL, "", 0},
+    {NULL, "running:", 0},
+    {"impl", "  --impl A,B        run only these implementations (see --list)", 0},
+    {"reps", "  --reps N          timed repetitions, 1..100000 (default 10; median and min)", 0},
+    {"warmup", "  --warmup N        untimed repetitions first, 0..1000 (default 1)", 0},
+    {"threads", "  --threads N       threads for CPU implementations, 1..1024 (default: all cores)",
+     0},
+    {"output", "  --output FILE     write the result of the first implementation named with --impl",
+     0},
+    {"output", "                    (without --impl: the first of the list) as uint32 .npy", 0},
+    {"output", "                    [channels, bins] (written to a temporary file, then renamed)",
+     0},
+    {"csv", "  --csv FILE        also write the results table as CSV", 0},
+    {"csv", "                    (every file is written to FILE.tmp.XXXXXX and renamed when the",
+     0},
+    {"csv", "                    run completes; an existing FILE must be a regular file)", 0},
+    {"results", "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv", 0},
+    {"require-gpu",
+     "  --require-gpu     a GPU implementation that cannot run for want of a GPU is a", 0},
+    {"require-gpu", "                    failure (exit status 4), not a skip", 0},
+    {"gpu-limits", "  --gpu-limits NAME run as if on GPU NAME: the present GPU's limits (shared",
+     0},
+    {"gpu-limits",
+     "                    memory, threads and SMs, L2) capped to NAME's published ones,", 0},
+    {"gpu-limits",
+     "                    so each kernel runs the plan it would choose there (list: the", 0},
+    {"gpu-limits", "                    table and its sources; none: the real GPU; default: the",
+     0},
+    {"gpu-limits",
+     "                    environment's HIST_GPU_LIMITS, which make's GPU_LIMITS sets)", 0},
+    {"keep-sms",
+     "  --keep-sms        with --gpu-limits: keep the present GPU's multiprocessors (to", 0},
+    {"keep-sms", "                    time a plan at this GPU's bandwidth)", 0},
+    {"list", "  --list            list the implementations and their constraints", 0},
+    {"help", "  --help            this text", 0},
+    {NULL, "", 0},
+    {NULL, "exit status: 0 every result exact, 1 a result differs from the reference,", 0},
+    {NULL, "2 invalid option or value, 3 runtime failure (CUDA, memory, files), 4 an", 0},
+    {NULL, "implementation named with --impl could not run (no GPU, outside its constraints;", 0},
+    {NULL, "then no --output is written).", 0},
+};
+
+/* Whether @p prog leaves out the shared option @p name (a whole word of its `refused`). */
+static int refused(const hist_program *prog, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *at = prog->refused; at && (at = strstr(at, name)) != NULL; at += n)
+        if ((at == prog->refused || at[-1] == ' ') && (at[n] == ' ' || at[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+void hist_print_program_usage(FILE *f, const hist_program *prog) {
+    fprintf(f, "usage: %s [options]\n%s\n\n", prog->name, prog->about);
+    if (prog->n_extra > 0) {
+        fprintf(f, "this program:\n");
+        for (size_t i = 0; i < prog->n_extra; ++i) {
+            const hist_extra_option *e = &prog->extra[i];
+            char head[40];
+            snprintf(head, sizeof head, "--%s%s%s", e->name, e->value ? " " : "",
+                     e->value ? e->value : "");
+            fprintf(f, "  %-17s %s\n", head, e->help);
+        }
+        fprintf(f, "\n");
+    }
+    for (size_t i = 0; i < sizeof shared_usage / sizeof shared_usage[0]; ++i)
+        if (!shared_usage[i].option || !refused(prog, shared_usage[i].option)) {
+            if (shared_usage[i].limit)
+                fprintf(f, shared_usage[i].text, shared_usage[i].limit);
+            else
+                fputs(shared_usage[i].text, f);
+            fputc('\n', f);
+        }
+}
+
+/* The runner's description of itself. */
+#define RUNNER_ABOUT                                                                               \
+    "Per-channel histograms of a [rows, channels] uint8 array: runs, times and checks\n"           \
+    "every implementation of this program against the CPU reference."
+
 void hist_print_usage(FILE *f, const char *program) {
-    fprintf(f,
-            "usage: %s [options]\n"
-            "Per-channel histograms of a [rows, channels] uint8 array: runs, times and checks\n"
-            "every implementation of this program against the CPU reference.\n"
-            "\n"
-            "dataset (a preset, then any overrides):\n"
-            "  --preset NAME     main (1048576 x 512, bytes, 256 bins; default) or small-binned\n"
-            "                    (32768 x 1, values 1..100, 5 bins of 20)\n"
-            "  --rows N          rows, 0..%llu (uint32 counts cannot overflow)\n"
-            "  --channels N      channels, 1..%u\n"
-            "  --lo V --hi V     binning range, 0..255, lo <= hi\n"
-            "  --width W         values per bin, 1..256 (bins = (hi - lo) / width + 1)\n"
-            "  --values A:B      generated values range over A..B (0..255)\n"
-            "  --dist D          uniform, contention:P (P%% of samples one hot value), constant,\n"
-            "                    runs:L (runs of L equal samples down each channel)\n"
-            "  --seed S          splitmix64 seed (0..2^64-1)\n"
-            "  --input FILE      read the samples from a uint8 2-D C-order .npy file instead\n"
-            "  --save-input FILE write the generated samples as .npy\n"
-            "\n"
-            "running:\n"
-            "  --impl A,B        run only these implementations (see --list)\n"
-            "  --reps N          timed repetitions, 1..100000 (default 10; median and min)\n"
-            "  --warmup N        untimed repetitions first, 0..1000 (default 1)\n"
-            "  --threads N       threads for CPU implementations, 1..1024 (default: all cores)\n"
-            "  --output FILE     write the result of the first implementation named with --impl\n"
-            "                    (without --impl: the first of the list) as uint32 .npy\n"
-            "                    [channels, bins] (written to a temporary file, then renamed)\n"
-            "  --csv FILE        also write the results table as CSV\n"
-            "                    (every file is written to FILE.tmp.XXXXXX and renamed when the\n"
-            "                    run completes; an existing FILE must be a regular file)\n"
-            "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv\n"
-            "  --require-gpu     a GPU implementation that cannot run for want of a GPU is a\n"
-            "                    failure (exit status 4), not a skip\n"
-            "  --gpu-limits NAME run as if on GPU NAME: the present GPU's limits (shared\n"
-            "                    memory, threads and SMs, L2) capped to NAME's published ones,\n"
-            "                    so each kernel runs the plan it would choose there (list: the\n"
-            "                    table and its sources; none: the real GPU; default: the\n"
-            "                    environment's HIST_GPU_LIMITS, which make's GPU_LIMITS sets)\n"
-            "  --keep-sms        with --gpu-limits: keep the present GPU's multiprocessors (to\n"
-            "                    time a plan at this GPU's bandwidth)\n"
-            "  --list            list the implementations and their constraints\n"
-            "  --help            this text\n"
-            "\n"
-            "exit status: 0 every result exact, 1 a result differs from the reference,\n"
-            "2 invalid option or value, 3 runtime failure (CUDA, memory, files), 4 an\n"
-            "implementation named with --impl could not run (no GPU, outside its constraints;\n"
-            "then no --output is written).\n",
-            program, (unsigned long long)HIST_MAX_ROWS, HIST_MAX_CHANNELS);
+    const hist_program prog = {program, RUNNER_ABOUT, NULL, 0, NULL, NULL, 0, 0, 0};
+    hist_print_program_usage(f, &prog);
 }
 
 /* A whole decimal number in [min, max]; rejects signs, blanks, garbage and overflow. */
@@ -180,10 +238,11 @@ static hist_status check_impl_names(const char *list, const hist_impl *impls, si
     return HIST_OK;
 }
 
-/** @brief What getopt found: each option's value, and whether it was given. */
+/** @brief What getopt found: each option's value, and whether it was given (the shared options
+ *  first, then the program's own from OPT_END). */
 typedef struct given {
-    const char *value[OPT_END]; /**< the option's argument (NULL for none) */
-    int seen[OPT_END];          /**< 1 where the option was given */
+    const char *value[OPT_END + HIST_MAX_EXTRA]; /**< the option's argument (NULL for none) */
+    int seen[OPT_END + HIST_MAX_EXTRA];          /**< 1 where the option was given */
 } given;
 
 /* The option's name as typed after "--". */
@@ -191,15 +250,23 @@ static const char *name_of(int opt) {
     return long_options[opt - OPT_PRESET].name;
 }
 
-/* Step 1: collect the options (getopt_long), refusing unknown ones, missing values and stray
-   arguments. */
-static hist_status scan(int argc, char **argv, given *g) {
+/* Step 1: collect the options (getopt_long), the shared ones and @p prog's, refusing unknown
+   ones, missing values, stray arguments and the shared options @p prog does not take. */
+static hist_status scan(const hist_program *prog, int argc, char **argv, given *g) {
+    const size_t n_shared = sizeof long_options / sizeof long_options[0] - 1;
+    struct option all[sizeof long_options / sizeof long_options[0] + HIST_MAX_EXTRA];
+    memcpy(all, long_options, n_shared * sizeof all[0]);
+    for (size_t i = 0; i < prog->n_extra; ++i)
+        all[n_shared + i] = (struct option){prog->extra[i].name,
+                                            prog->extra[i].value ? required_argument : no_argument,
+                                            NULL, OPT_END + (int)i};
+    memset(&all[n_shared + prog->n_extra], 0, sizeof all[0]);
     memset(g, 0, sizeof *g);
     opterr = 0;
     optind = 0; /* full re-initialisation, so tests can parse many command lines */
     for (;;) {
         int index = -1;
-        int c = getopt_long(argc, argv, ":h", long_options, &index);
+        int c = getopt_long(argc, argv, ":h", all, &index);
         if (c == -1)
             break;
         if (c == 'h')
@@ -209,6 +276,9 @@ static hist_status scan(int argc, char **argv, given *g) {
         if (c == ':')
             return hist_fail(HIST_ERR_USAGE, "option '%s' needs a value (see --help)",
                              argv[optind - 1]);
+        if (c < OPT_END && refused(prog, name_of(c)))
+            return hist_fail(HIST_ERR_USAGE, "--%s: %s does not take this option (see --help)",
+                             name_of(c), prog->name);
         g->value[c] = optarg;
         g->seen[c] = 1;
     }
@@ -274,10 +344,13 @@ static hist_status parse_dataset(const given *g, hist_options *o) {
     return hist_problem_validate(p) != HIST_OK ? HIST_ERR_USAGE : HIST_OK;
 }
 
-/* Step 3: how to run: repetitions, warm-up, threads (defaults: 10, 1, every core). */
-static hist_status parse_running(const given *g, hist_options *o) {
+/* Step 3: how to run: repetitions, warm-up, threads (defaults: the program's, else 10 and 1;
+   every core). */
+static hist_status parse_running(const hist_program *prog, const given *g, hist_options *o) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t reps = 10, warmup = 1, threads = cores > 0 ? (uint64_t)cores : 1;
+    uint64_t reps = prog->reps > 0 ? (uint64_t)prog->reps : 10,
+             warmup = prog->warmup > 0 ? (uint64_t)prog->warmup : 1,
+             threads = cores > 0 ? (uint64_t)cores : 1;
     if (number_option(g, OPT_REPS, 1, 100000, &reps) != HIST_OK ||
         number_option(g, OPT_WARMUP, 0, 1000, &warmup) != HIST_OK ||
         number_option(g, OPT_THREADS, 1, 1024, &threads) != HIST_OK)
@@ -285,6 +358,7 @@ static hist_status parse_running(const given *g, hist_options *o) {
     o->reps = (int)reps;
     o->warmup = (int)warmup;
     o->threads = (int)threads;
+    o->threads_given = g->seen[OPT_THREADS];
     return HIST_OK;
 }
 
@@ -299,9 +373,8 @@ static hist_status parse_gpu_limits(const given *g, hist_options *o) {
         return HIST_OK;
     }
     if (g->seen[OPT_GPU_LIMITS])
-        return hist_gpu_limits_select(name, g->seen[OPT_KEEP_SMS]);
-    const hist_gpu_limits *l;
-    return hist_gpu_limits_requested(&l, NULL);
+        return hist_emulation_named("--gpu-limits", name, g->seen[OPT_KEEP_SMS], &o->emulation);
+    return hist_emulation_from_env(&o->emulation);
 }
 
 /* Step 5: the files: named, writable where written (a regular file or new), and none named
@@ -332,10 +405,57 @@ static hist_status parse_files(const given *g, hist_options *o) {
     return HIST_OK;
 }
 
-hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
-                            hist_options *out) {
+/* Step 6: the program's own options, each checked against its range (stored by store_extra()
+   only when the whole line parsed). */
+static hist_status parse_extra(const hist_program *prog, const given *g, double *values) {
+    for (size_t i = 0; i < prog->n_extra; ++i) {
+        const hist_extra_option *e = &prog->extra[i];
+        const char *text = g->value[OPT_END + i];
+        if (!g->seen[OPT_END + i] || !text)
+            continue;
+        if (e->whole) {
+            uint64_t v = 0;
+            if (parse_number(e->name, text, (uint64_t)e->min, (uint64_t)e->max, &v) != HIST_OK)
+                return HIST_ERR_USAGE;
+            values[i] = (double)v;
+        } else if (e->real) {
+            char *end = NULL;
+            errno = 0;
+            const double v = strtod(text, &end);
+            if (errno || end == text || *end != '\0' || !(v >= e->min && v <= e->max))
+                return hist_fail(HIST_ERR_USAGE, "--%s: expected a number from %g to %g, got '%s'",
+                                 e->name, e->min, e->max, text);
+            values[i] = v;
+        } else if (text[0] == '\0') {
+            return hist_fail(HIST_ERR_USAGE, "--%s: expected %s, got nothing", e->name, e->value);
+        }
+    }
+    return HIST_OK;
+}
+
+/* The program's own options, parsed, into their targets. */
+static void store_extra(const hist_program *prog, const given *g, const double *values) {
+    for (size_t i = 0; i < prog->n_extra; ++i) {
+        const hist_extra_option *e = &prog->extra[i];
+        if (!g->seen[OPT_END + i])
+            continue;
+        if (e->flag)
+            *e->flag = 1;
+        if (e->whole)
+            *e->whole = (int)values[i];
+        if (e->real)
+            *e->real = values[i];
+        if (e->text)
+            *e->text = g->value[OPT_END + i];
+    }
+}
+
+hist_status hist_parse_program(const hist_program *prog, int argc, char **argv, hist_options *out) {
+    if (prog->n_extra > HIST_MAX_EXTRA)
+        return hist_fail(HIST_ERR_USAGE, "%s: more than %d options of its own", prog->name,
+                         HIST_MAX_EXTRA);
     given g;
-    hist_status s = scan(argc, argv, &g);
+    hist_status s = scan(prog, argc, argv, &g);
     if (s != HIST_OK)
         return s;
     hist_options o;
@@ -347,11 +467,32 @@ hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_
     o.list = g.seen[OPT_LIST];
     o.help = g.seen[OPT_HELP];
     record_command(argc, argv, o.command, sizeof o.command);
+    double values[HIST_MAX_EXTRA] = {0};
     if (hist_preset(o.preset, &o.data) != HIST_OK || parse_dataset(&g, &o) != HIST_OK ||
-        parse_running(&g, &o) != HIST_OK ||
-        (o.impl && check_impl_names(o.impl, impls, count) != HIST_OK) ||
-        parse_gpu_limits(&g, &o) != HIST_OK || parse_files(&g, &o) != HIST_OK)
+        parse_running(prog, &g, &o) != HIST_OK ||
+        (o.impl && check_impl_names(o.impl, prog->impls, prog->count) != HIST_OK) ||
+        parse_gpu_limits(&g, &o) != HIST_OK || parse_files(&g, &o) != HIST_OK ||
+        parse_extra(prog, &g, values) != HIST_OK)
         return HIST_ERR_USAGE;
+    store_extra(prog, &g, values);
     *out = o;
     return HIST_OK;
+}
+
+int hist_program_options(const hist_program *prog, int argc, char **argv, hist_options *out) {
+    if (hist_parse_program(prog, argc, argv, out) != HIST_OK) {
+        fprintf(stderr, "%s: %s\n", prog->name, hist_last_error());
+        return hist_exit_code(HIST_ERR_USAGE);
+    }
+    if (out->help)
+        hist_print_program_usage(stdout, prog);
+    else if (out->list_gpus)
+        hist_gpu_limits_print(stdout);
+    return out->help || out->list_gpus ? 0 : -1;
+}
+
+hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
+                            hist_options *out) {
+    const hist_program runner = {argv[0], RUNNER_ABOUT, impls, count, NULL, NULL, 0, 0, 0};
+    return hist_parse_program(&runner, argc, argv, out);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "gpu_limits.h"
 #include "hist.h"
 
 /**
@@ -95,51 +96,80 @@ static inline void hist_device_from_props(const cudaDeviceProp *prop, int ordina
     dev->real_l2_bytes = dev->l2_bytes;
 }
 
-/** @brief Threads per block of hist_sum_partials_kernel(). */
-#define HIST_SUM_PARTIALS_THREADS 256
-
 /**
- * @brief Day 03's second merge, used again by days 05 and 06: one thread per counter adds up
- *        @p copies partial histograms stored copy after copy (`d_partials[copy * counters + k]`)
- *        and stores the total in `d_hist[k]`. Neighbouring threads read neighbouring words, so
- *        every read is coalesced.
- *
- * Launch: HIST_SUM_PARTIALS_THREADS threads per block, `ceil(counters / HIST_SUM_PARTIALS_THREADS)`
- * blocks (hist_sum_partials() does). A template only so that each lesson's file that includes
- * this header compiles its own copy without warnings when it does not use it.
- * @tparam Unused  none; always the default
- * @param d_partials  `[copies][counters]` partial counts
- * @param copies      how many partial histograms
- * @param counters    counters per histogram (`channels * bins`)
- * @param d_hist      `[counters]` output, overwritten
+ * @brief The dynamic shared memory a lesson kernel is launched with, and the kernel allowed it:
+ *        @p smem on a real GPU; under an emulated one (gpu_limits.h) padded, so that no more
+ *        blocks share an SM of the real GPU than would share one of the emulated GPU
+ *        (hist_launch_smem()). Every launch of a kernel whose plan depends on the GPU goes
+ *        through hist_launch() or hist_launch_args(), which call this.
+ * @param dev the GPU, as the harness reports it (possibly emulated)
+ * @param kernel the kernel
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param padded receives the dynamic shared memory to launch with
+ * @return HIST_OK or the CUDA error
  */
-template <typename Unused = void>
-__global__ void hist_sum_partials_kernel(const uint32_t *__restrict__ d_partials, uint32_t copies,
-                                         uint64_t counters, uint32_t *__restrict__ d_hist) {
-    // SOLUTION hist_sum_partials_kernel [gpu_private_reduce gpu_cs149 gpu_r6_v4_partials gpu_r6_v5_two_kernels]:
-    //   day 03's second merge (days 05 and 06 use it again): thread k of the grid, if k is a
-    //   counter, adds d_partials[copy * counters + k] over every copy and stores the sum in
-    //   d_hist[k] (plain stores: no atomics needed). See day03_privatized/README.md.
-    // stub: (void)d_partials, (void)copies, (void)counters, (void)d_hist;
-    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= counters)
-        return;
-    uint32_t sum = 0;
-#pragma unroll 4
-    for (uint32_t copy = 0; copy < copies; ++copy)
-        sum += d_partials[copy * counters + k];
-    d_hist[k] = sum;
-    // END SOLUTION
+static inline hist_status hist_launch_prepare(const hist_device *dev, const void *kernel,
+                                              int threads, size_t smem, size_t *padded) {
+    *padded = hist_launch_smem(dev, threads, smem);
+    HIST_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*padded));
+    return HIST_OK;
 }
 
-/** @brief Queue hist_sum_partials_kernel() on the default stream (see it for the arguments). */
-static inline hist_status hist_sum_partials(const uint32_t *d_partials, uint32_t copies,
-                                            uint64_t counters, uint32_t *d_hist) {
-    if (counters == 0)
-        return HIST_OK;
-    hist_sum_partials_kernel<<<(unsigned)HIST_CEIL_DIV(counters, HIST_SUM_PARTIALS_THREADS),
-                               HIST_SUM_PARTIALS_THREADS>>>(d_partials, copies, counters, d_hist);
-    HIST_CUDA_TRY_LAUNCH("hist_sum_partials_kernel");
+/**
+ * @brief Launch @p kernel as the GPU @p dev would run it (hist_launch_prepare()), on @p stream.
+ * @param dev the GPU
+ * @param kernel the kernel
+ * @param grid the grid
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param stream the stream (0: the default one)
+ * @param name the kernel's name, for a launch error
+ * @param args the kernel's arguments
+ * @return HIST_OK or the CUDA error
+ */
+template <typename... Params, typename... Args>
+static hist_status hist_launch(const hist_device *dev, void (*kernel)(Params...), dim3 grid,
+                               int threads, size_t smem, cudaStream_t stream, const char *name,
+                               Args... args) {
+    size_t padded = 0;
+    hist_status s = hist_launch_prepare(dev, (const void *)kernel, threads, smem, &padded);
+    if (s != HIST_OK)
+        return s;
+    kernel<<<grid, threads, padded, stream>>>(args...);
+    HIST_CUDA_TRY_LAUNCH(name);
+    return HIST_OK;
+}
+
+/**
+ * @brief hist_launch() for a kernel chosen at run time, its arguments as pointers
+ *        (cudaLaunchKernel), cooperative where asked (cudaLaunchCooperativeKernel: every block
+ *        resident at once).
+ * @param dev the GPU
+ * @param kernel the kernel
+ * @param grid the grid
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param stream the stream
+ * @param cooperative 1: a cooperative launch
+ * @param args pointers to the kernel's arguments
+ * @param name the kernel's name, for a launch error
+ * @return HIST_OK or the CUDA error
+ */
+static inline hist_status hist_launch_args(const hist_device *dev, const void *kernel, dim3 grid,
+                                           int threads, size_t smem, cudaStream_t stream,
+                                           int cooperative, void **args, const char *name) {
+    size_t padded = 0;
+    hist_status s = hist_launch_prepare(dev, kernel, threads, smem, &padded);
+    if (s != HIST_OK)
+        return s;
+    if (cooperative)
+        HIST_CUDA_TRY(
+            cudaLaunchCooperativeKernel(kernel, grid, dim3(threads), args, padded, stream));
+    else
+        HIST_CUDA_TRY(cudaLaunchKernel(kernel, grid, dim3(threads), args, padded, stream));
+    HIST_CUDA_TRY_LAUNCH(name);
     return HIST_OK;
 }
 

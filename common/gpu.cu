@@ -34,7 +34,7 @@ struct hist_gpu {
     cudaEvent_t stop;         /**< event after it */
 };
 
-extern "C" hist_status hist_device_open(hist_device *dev) {
+extern "C" hist_status hist_device_open(const hist_emulation *emulation, hist_device *dev) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess)
@@ -47,19 +47,17 @@ extern "C" hist_status hist_device_open(hist_device *dev) {
         return hist_fail(HIST_ERR_NO_DEVICE, "the CUDA runtime cannot use the GPU: %s",
                          cudaGetErrorString(err));
     HIST_CUDA_TRY(cudaSetDevice(0));
-    return hist_device_read(0, dev);
+    return hist_device_read(0, emulation, dev);
 }
 
-extern "C" hist_status hist_device_read(int ordinal, hist_device *dev) {
+extern "C" hist_status hist_device_read(int ordinal, const hist_emulation *emulation,
+                                        hist_device *dev) {
     cudaDeviceProp prop;
     HIST_CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal));
     hist_device_from_props(&prop, ordinal, dev);
-    const hist_gpu_limits *limits = NULL; /* --gpu-limits NAME or GPU_LIMITS=NAME */
-    int keep_sms = 0;
-    hist_status s = hist_gpu_limits_requested(&limits, &keep_sms);
-    if (s == HIST_OK && limits)
-        s = hist_device_limit(dev, limits, keep_sms);
-    return s;
+    if (!emulation || !emulation->limits)
+        return HIST_OK;
+    return hist_device_limit(dev, emulation->limits, emulation->keep_sms);
 }
 
 extern "C" int hist_gpu_count(void) {
@@ -339,11 +337,9 @@ static hist_status launch_ceiling(void *ctx) {
     const uint64_t adds = hist_samples(&g->problem),
                    threads = (uint64_t)g->floor_blocks * CEILING_THREADS;
     HIST_CUDA_TRY(cudaMemsetAsync(g->d_block_xor, 0, g->floor_blocks * sizeof(uint32_t)));
-    const size_t smem = hist_launch_smem(&g->dev, CEILING_THREADS, 256 * 32 * sizeof(uint32_t));
-    atomic_ceiling_kernel<<<g->floor_blocks, CEILING_THREADS, smem>>>(
-        (uint32_t)(adds / threads), (uint32_t)(adds % threads), g->d_block_xor);
-    HIST_CUDA_TRY_LAUNCH("atomic_ceiling_kernel");
-    return HIST_OK;
+    return hist_launch(&g->dev, atomic_ceiling_kernel, dim3(g->floor_blocks), CEILING_THREADS,
+                       256 * 32 * sizeof(uint32_t), 0, "atomic_ceiling_kernel",
+                       (uint32_t)(adds / threads), (uint32_t)(adds % threads), g->d_block_xor);
 }
 
 extern "C" hist_status hist_gpu_time_atomic_ceiling(hist_gpu *g, int warmup, int reps,
@@ -352,9 +348,6 @@ extern "C" hist_status hist_gpu_time_atomic_ceiling(hist_gpu *g, int warmup, int
     if (hist_samples(&g->problem) / threads > UINT32_MAX)
         return hist_fail(HIST_ERR_UNSUPPORTED, "the atomic ceiling takes at most 2^32 adds per "
                                                "thread");
-    const size_t smem = hist_launch_smem(&g->dev, CEILING_THREADS, 256 * 32 * sizeof(uint32_t));
-    HIST_CUDA_TRY(cudaFuncSetAttribute(atomic_ceiling_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const timing t = {g->d_flush, g->flush_bytes, g->start, g->stop, NULL, 0, NULL, NULL};
     hist_status s = time_loop(&t, launch_ceiling, g, warmup, reps, out);
     if (s != HIST_OK || !counted)
@@ -393,6 +386,62 @@ extern "C" hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_
     if (stop)
         cudaEventDestroy(stop);
     return s;
+}
+
+/** @brief One GPU's L2 flush (gpu.h). */
+struct hist_l2_flush {
+    int ordinal;    /**< the GPU */
+    uint8_t *bytes; /**< twice its real L2, on it */
+    size_t size;    /**< how many */
+};
+
+extern "C" hist_status hist_l2_flush_create(hist_l2_flush **out, const hist_device *dev) {
+    *out = NULL;
+    hist_l2_flush *f = (hist_l2_flush *)calloc(1, sizeof *f);
+    if (!f)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    int caller = 0;
+    f->ordinal = dev->ordinal;
+    f->size = 2 * dev->real_l2_bytes; /* the real L2, emulated or not */
+    cudaError_t e = cudaGetDevice(&caller);
+    if (e == cudaSuccess)
+        e = cudaSetDevice(f->ordinal);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&f->bytes, f->size);
+    cudaSetDevice(caller);
+    if (e != cudaSuccess) {
+        free(f);
+        return hist_fail(HIST_ERR_CUDA, "the L2 flush's buffer on GPU %d: %s", dev->ordinal,
+                         cudaGetErrorString(e));
+    }
+    *out = f;
+    return HIST_OK;
+}
+
+extern "C" hist_status hist_l2_flush_run(const hist_l2_flush *f) {
+    int caller = 0;
+    cudaError_t e = cudaGetDevice(&caller);
+    if (e == cudaSuccess)
+        e = cudaSetDevice(f->ordinal);
+    if (e == cudaSuccess)
+        e = cudaMemset(f->bytes, 1, f->size);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    cudaSetDevice(caller);
+    return e == cudaSuccess ? HIST_OK
+                            : hist_fail(HIST_ERR_CUDA, "flushing GPU %d's L2: %s", f->ordinal,
+                                        cudaGetErrorString(e));
+}
+
+extern "C" void hist_l2_flush_destroy(hist_l2_flush *f) {
+    if (!f)
+        return;
+    int caller = 0;
+    cudaGetDevice(&caller);
+    cudaSetDevice(f->ordinal);
+    cudaFree(f->bytes);
+    cudaSetDevice(caller);
+    free(f);
 }
 
 extern "C" hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum) {

@@ -21,24 +21,25 @@ extern "C" {
 
 /**
  * @brief Find the CUDA device to use (device 0) and read its properties, capped to the emulated
- *        GPU's limits when this process asked for them (gpu_limits.h: `--gpu-limits`,
- * `GPU_LIMITS`).
+ *        GPU's limits when @p emulation names one (gpu_limits.h: `--gpu-limits`, `GPU_LIMITS`).
  * @return HIST_OK, or HIST_ERR_NO_DEVICE with the reason in hist_last_error(): HIST_NO_GPU when
  *         there is no driver or no device, otherwise the runtime's own error; the runner then
  *         skips GPU work instead of failing. HIST_ERR_USAGE when the emulated GPU is unknown or
  *         has more shared memory or threads per SM than this one.
+ * @param emulation the GPU to run as if on (hist_options.emulation), or NULL for the real one
  * @param dev filled with the device's properties
  */
-hist_status hist_device_open(hist_device *dev);
+hist_status hist_device_open(const hist_emulation *emulation, hist_device *dev);
 
 /**
  * @brief Read GPU @p ordinal's properties, capped like hist_device_open()'s (the current device
  *        is left as it is): for programs that drive several GPUs.
  * @param ordinal the CUDA device number
+ * @param emulation as hist_device_open()'s (another device's `emulation`, to open it alike)
  * @param dev filled with its properties
  * @return HIST_OK, HIST_ERR_CUDA, or HIST_ERR_USAGE as hist_device_open()
  */
-hist_status hist_device_read(int ordinal, hist_device *dev);
+hist_status hist_device_read(int ordinal, const hist_emulation *emulation, hist_device *dev);
 
 /**
  * @brief How many CUDA GPUs this process sees (0 without a driver or a GPU).
@@ -155,6 +156,32 @@ typedef hist_status (*hist_gpu_work_fn)(void *ctx);
  */
 hist_status hist_gpu_time_work(const hist_device *dev, hist_gpu_work_fn launch, void *ctx,
                                int warmup, int reps, hist_stats *out);
+
+/** @brief What empties one GPU's L2 between timed calls (hist_l2_flush_create()). */
+typedef struct hist_l2_flush hist_l2_flush;
+
+/**
+ * @brief A buffer of twice GPU @p dev's real L2 on that GPU, written to evict everything else:
+ *        the flush every event-timed call of the harness gets, for programs that time work on
+ *        several GPUs on the host clock (hist_time_calls()).
+ * @param out receives the flush
+ * @param dev the GPU (its ordinal and real L2 size)
+ * @return HIST_OK or HIST_ERR_CUDA
+ */
+hist_status hist_l2_flush_create(hist_l2_flush **out, const hist_device *dev);
+
+/**
+ * @brief Evict @p f's GPU's L2 and wait until it is done (the current device is kept).
+ * @param f the flush
+ * @return HIST_OK or HIST_ERR_CUDA
+ */
+hist_status hist_l2_flush_run(const hist_l2_flush *f);
+
+/**
+ * @brief Free a flush (NULL is fine).
+ * @param f the flush
+ */
+void hist_l2_flush_destroy(hist_l2_flush *f);
 
 /**
  * @brief Run a device implementation once with its input placed @p offset bytes past the start of

@@ -53,9 +53,6 @@ static const hist_gpu_limits table[] = {
      "reports them on a B200 (148 SMs, 126 MB)"},
 };
 
-static const hist_gpu_limits *selected;
-static int selected_set, selected_keep_sms;
-
 const hist_gpu_limits *hist_gpu_limits_table(size_t *count) {
     *count = sizeof table / sizeof table[0];
     return table;
@@ -107,33 +104,19 @@ static hist_status lookup(const char *what, const char *name, const hist_gpu_lim
                      what, name, names(buf, sizeof buf));
 }
 
-hist_status hist_gpu_limits_select(const char *name, int keep_sms) {
+hist_status hist_emulation_named(const char *what, const char *name, int keep_sms,
+                                 hist_emulation *out) {
     const hist_gpu_limits *l;
-    hist_status s = lookup("--gpu-limits", name, &l);
-    if (s != HIST_OK)
-        return s;
-    selected = l;
-    selected_keep_sms = keep_sms;
-    selected_set = 1;
-    return HIST_OK;
+    hist_status s = lookup(what, name, &l);
+    if (s == HIST_OK)
+        *out = (hist_emulation){l, l && keep_sms};
+    return s;
 }
 
-void hist_gpu_limits_reset(void) {
-    selected = NULL;
-    selected_set = selected_keep_sms = 0;
-}
-
-hist_status hist_gpu_limits_requested(const hist_gpu_limits **out, int *keep_sms) {
-    if (selected_set) {
-        *out = selected;
-        if (keep_sms)
-            *keep_sms = selected_keep_sms;
-        return HIST_OK;
-    }
+hist_status hist_emulation_from_env(hist_emulation *out) {
     const char *keep = getenv("HIST_GPU_KEEP_SMS");
-    if (keep_sms)
-        *keep_sms = keep && strcmp(keep, "1") == 0;
-    return lookup("GPU_LIMITS (HIST_GPU_LIMITS)", getenv("HIST_GPU_LIMITS"), out);
+    return hist_emulation_named("GPU_LIMITS (HIST_GPU_LIMITS)", getenv("HIST_GPU_LIMITS"),
+                                keep && strcmp(keep, "1") == 0, out);
 }
 
 static size_t min_size(size_t a, size_t b) {
@@ -160,6 +143,7 @@ hist_status hist_device_limit(hist_device *dev, const hist_gpu_limits *l, int ke
     snprintf(name, sizeof name, "%.180s limited to %s%s", dev->name, l->name, note);
     memcpy(dev->name, name, sizeof name);
     snprintf(dev->limited_to, sizeof dev->limited_to, "%s", l->name);
+    dev->emulation = (hist_emulation){l, keep_sms};
     dev->cc_major = l->cc_major;
     dev->cc_minor = l->cc_minor;
     if (!keep_sms && l->sm_count < dev->sm_count)

@@ -68,29 +68,29 @@ const hist_gpu_limits *hist_gpu_limits_find(const char *name);
 void hist_gpu_limits_print(FILE *f);
 
 /**
- * @brief Ask for emulated limits for this process: every later hist_device_open() applies them.
- *        Without a call, the environment's `HIST_GPU_LIMITS` (and `HIST_GPU_KEEP_SMS=1`) are used.
+ * @brief The emulation a name asks for: `--gpu-limits NAME` (cli.c) or `GPU_LIMITS=NAME`.
+ * @param what the option or variable the name came from, for the message
  * @param name a row's name, or NULL / "" / "none" for the real GPU
  * @param keep_sms 1: keep the present GPU's multiprocessors (for benchmarks of a plan)
+ * @param out receives the emulation
  * @return HIST_OK, or HIST_ERR_USAGE naming the GPUs the table has
  */
-hist_status hist_gpu_limits_select(const char *name, int keep_sms);
-
-/** @brief Forget what hist_gpu_limits_select() asked for: the environment decides again. */
-void hist_gpu_limits_reset(void);
+hist_status hist_emulation_named(const char *what, const char *name, int keep_sms,
+                                 hist_emulation *out);
 
 /**
- * @brief The emulated limits this process asked for (hist_gpu_limits_select(), else the
- *        environment).
- * @param keep_sms receives 1 when the multiprocessors are kept (may be NULL)
- * @param out receives the row, or NULL for the real GPU
- * @return HIST_OK, or HIST_ERR_USAGE when the environment names no GPU of the table
+ * @brief The emulation make's `GPU_LIMITS=NAME` asks for: the environment's `HIST_GPU_LIMITS`
+ *        (and `HIST_GPU_KEEP_SMS=1`). The one place that reads them: the command line's default
+ *        (cli.c) and the tests' device (tests/test_util.c) come from here.
+ * @param out receives the emulation
+ * @return HIST_OK, or HIST_ERR_USAGE when the variable names no GPU of the table
  */
-hist_status hist_gpu_limits_requested(const hist_gpu_limits **out, int *keep_sms);
+hist_status hist_emulation_from_env(hist_emulation *out);
 
 /**
  * @brief Cap @p dev (as read from the GPU) to @p l: its name becomes "<name> limited to <row>"
- *        (and " (N SMs kept)"), so every header, CSV and results file says so.
+ *        (and " (N SMs kept)"), so every header, CSV and results file says so; @p dev keeps the
+ *        emulation it was capped by.
  * @param dev the present GPU's figures, changed in place
  * @param l the row
  * @param keep_sms 1: keep the present GPU's multiprocessors

@@ -90,6 +90,41 @@ static inline uint64_t hist_counters(const hist_problem *p) {
     return (uint64_t)p->channels * hist_bins(p->binning);
 }
 
+/** @brief Rows cut into chunks of equal length, the last one shorter (hist_split_rows()). */
+typedef struct hist_row_split {
+    uint64_t chunk_rows; /**< rows per chunk (at least 1) */
+    uint64_t chunks;     /**< chunks: `ceil(rows / chunk_rows)`, at least 1 */
+} hist_row_split;
+
+/**
+ * @brief Cut @p rows into at most @p target chunks of equal length (a grid's chunks of rows,
+ *        days 04-07): fewer when rows are few, one (of one row) when there are none.
+ * @param rows the rows
+ * @param target the chunks wanted (0 is taken as 1)
+ * @return the chunk length and the number of chunks
+ */
+static inline hist_row_split hist_split_rows(uint64_t rows, uint64_t target) {
+    const uint64_t t = target > 0 ? target : 1;
+    const uint64_t chunk_rows = rows > 0 ? (rows + t - 1) / t : 1;
+    const hist_row_split split = {chunk_rows, rows > 0 ? (rows + chunk_rows - 1) / chunk_rows : 1};
+    return split;
+}
+
+/**
+ * @brief Part @p r of @p n items cut into @p parts nearly equal parts, the first `n % parts` one
+ *        larger (rows over GPUs or ranks, shards over ranks: day 07).
+ * @param n the items
+ * @param parts how many parts (at least 1)
+ * @param r which part, 0 .. parts - 1
+ * @param first receives the part's first item
+ * @return the part's number of items
+ */
+static inline uint64_t hist_share(uint64_t n, uint64_t parts, uint64_t r, uint64_t *first) {
+    const uint64_t base = n / parts, extra = n % parts;
+    *first = base * r + (r < extra ? r : extra);
+    return base + (r < extra ? 1 : 0);
+}
+
 /**
  * @brief Check a problem: binning valid, shape within the limits, counts cannot overflow.
  * @return HIST_OK, or HIST_ERR_USAGE with the reason in hist_last_error().
@@ -123,6 +158,15 @@ static inline const char *hist_where_name(hist_where w) {
     return w == HIST_HOST ? "host" : w == HIST_DEVICE ? "device" : "h2d";
 }
 
+struct hist_gpu_limits; /* gpu_limits.h */
+
+/** @brief The GPU a program runs as if on (`--gpu-limits NAME`, gpu_limits.h): a value the options
+ *  carry and the device keeps, never a setting of the process. */
+typedef struct hist_emulation {
+    const struct hist_gpu_limits *limits; /**< the row of the limits table, or NULL: the real GPU */
+    int keep_sms;                         /**< 1: keep the present GPU's multiprocessors */
+} hist_emulation;
+
 /** @brief What the harness knows of the GPU (filled by hist_device_open()). */
 typedef struct hist_device {
     int ordinal;                    /**< CUDA device number */
@@ -144,6 +188,8 @@ typedef struct hist_device {
     size_t real_smem_per_sm;     /**< the present GPU's shared memory per SM */
     int real_max_threads_per_sm; /**< the present GPU's resident threads per SM */
     size_t real_l2_bytes;        /**< the present GPU's L2 (what an L2 flush must cover) */
+    hist_emulation emulation;    /**< what it was opened with: a program that opens more GPUs
+                                      (day 07) opens them the same way */
 } hist_device;
 
 /** @brief Everything one call of an implementation gets. */

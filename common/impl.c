@@ -13,7 +13,7 @@ size_t hist_impl_workspace(const hist_impl *impl, const hist_problem *p, const h
 }
 
 const char *hist_not_written(const hist_impl *impl) {
-    static char message[2048];
+    static _Thread_local char message[2048]; /* a per-thread message, as hist_last_error()'s */
     const size_t n = strlen(impl->name);
     size_t used = 0;
     for (size_t i = 0; i < hist_todo_count; ++i)
@@ -37,39 +37,48 @@ const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
     return impl->unsupported ? impl->unsupported(p, dev) : NULL;
 }
 
+/** @brief One implementation called on host pointers, for hist_time_calls(). */
+typedef struct host_call {
+    const hist_impl *impl; /**< the implementation */
+    hist_args args;        /**< its arguments */
+    size_t hist_bytes;     /**< the output's size */
+    int progress;          /**< 1: show the repetitions on stderr */
+    int done;              /**< calls so far */
+    int total;             /**< calls in all */
+} host_call;
+
+/* Before each call: the output poisoned (HIST_POISON: an implementation must zero its own). */
+static hist_status poison_output(void *ctx) {
+    host_call *c = (host_call *)ctx;
+    if (c->progress)
+        fprintf(stderr, "\r  %-24s rep %d/%d ", c->impl->name, ++c->done, c->total);
+    memset(c->args.hist, 0xFF, c->hist_bytes);
+    return HIST_OK;
+}
+
+static hist_status call_impl(void *ctx) {
+    const host_call *c = (const host_call *)ctx;
+    return c->impl->run(&c->args);
+}
+
 /* Time calls of an implementation given host pointers on the host clock: a host one, or a
    host-input one (on the GPU @p dev, which it synchronises before returning). */
 static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
                                 const hist_problem *p, const uint8_t *samples, uint32_t *hist,
                                 int threads, int warmup, int reps, hist_stats *out, int progress) {
-    const size_t hist_bytes = (size_t)hist_counters(p) * sizeof(uint32_t);
     const size_t ws_bytes = impl->where == HIST_HOST ? hist_impl_workspace(impl, p, NULL) : 0;
     void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
-    double *times = calloc(reps > 0 ? (size_t)reps : 1, sizeof *times);
-    if ((ws_bytes && !workspace) || !times) {
-        free(workspace);
-        free(times);
+    if (ws_bytes && !workspace)
         return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
-    }
-    const hist_args args = {p, samples, hist, workspace, dev, threads};
-    hist_status s = HIST_OK;
-    const int total = warmup + (reps > 0 ? reps : 1);
-    for (int i = 0; i < total && s == HIST_OK; ++i) {
-        if (progress)
-            fprintf(stderr, "\r  %-24s rep %d/%d ", impl->name, i + 1, total);
-        memset(hist, 0xFF,
-               hist_bytes); /* HIST_POISON: an implementation must zero its own output */
-        const double t0 = hist_now_us();
-        s = impl->run(&args);
-        const double t1 = hist_now_us();
-        if (i >= warmup && reps > 0)
-            times[i - warmup] = t1 - t0;
-    }
+    host_call c = {impl,
+                   {p, samples, hist, workspace, dev, threads},
+                   (size_t)hist_counters(p) * sizeof(uint32_t),
+                   progress,
+                   0,
+                   warmup + (reps > 0 ? reps : 1)};
+    hist_status s = hist_time_calls(call_impl, poison_output, &c, warmup, reps, out, NULL);
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
-    if (s == HIST_OK && out)
-        *out = hist_stats_of(times, reps);
-    free(times);
     free(workspace);
     return s;
 }

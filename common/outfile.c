@@ -87,7 +87,7 @@ int hist_same_file(const char *a, const char *b) {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    static char ra[PATH_MAX * 2], rb[PATH_MAX * 2];
+    char ra[PATH_MAX * 2], rb[PATH_MAX * 2];
     if (resolved_name(a, ra) && resolved_name(b, rb))
         return strcmp(ra, rb) == 0;
     return strcmp(a, b) == 0;
@@ -166,4 +166,27 @@ void hist_outfile_discard(hist_outfile *o) {
         free(o->tmp);
         o->tmp = NULL;
     }
+}
+
+hist_status hist_outfile_append(hist_outfile *o, const char *path, const char *header) {
+    hist_status s = hist_outfile_check("csv", path);
+    if (s == HIST_OK)
+        s = hist_outfile_open(o, path);
+    if (s != HIST_OK)
+        return s;
+    FILE *old = fopen(path, "rb");
+    char buf[65536];
+    size_t n = 0, copied = 0;
+    while (old && (n = fread(buf, 1, sizeof buf, old)) > 0 && fwrite(buf, 1, n, o->f) == n)
+        copied += n;
+    const int failed = old && (ferror(old) || n > 0);
+    if (old)
+        fclose(old);
+    if (failed) {
+        hist_outfile_discard(o);
+        return hist_fail(HIST_ERR_IO, "cannot copy '%s' to append to it", path);
+    }
+    if (copied == 0)
+        fputs(header, o->f);
+    return HIST_OK;
 }

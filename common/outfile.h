@@ -52,6 +52,18 @@ int hist_same_file(const char *a, const char *b);
 hist_status hist_outfile_open(hist_outfile *o, const char *path);
 
 /**
+ * @brief hist_outfile_open() for a table that grows a row per run (day 07's `ranks --csv`): the
+ *        temporary file starts as a copy of @p path (or as @p header where @p path is new or
+ *        empty); the caller writes its rows and commits, so a run that fails leaves the file as
+ *        it was.
+ * @param o the file to stage
+ * @param path the destination (a regular file or new)
+ * @param header the table's first line(s), with their newline
+ * @return HIST_OK, or HIST_ERR_USAGE / HIST_ERR_IO with the cause
+ */
+hist_status hist_outfile_append(hist_outfile *o, const char *path, const char *header);
+
+/**
  * @brief Flush, sync and close the temporary file (it stays until commit or discard).
  * @return HIST_OK, or HIST_ERR_IO with the system's cause (the temporary file is then removed).
  * @param o the staged file

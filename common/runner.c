@@ -143,7 +143,7 @@ static gpu_needs find_gpu_needs(const hist_options *o, const hist_impl *impls, s
         if (impls[i].where == HIST_HOST || !is_selected(o, &impls[i]))
             continue;
         if (!st->device && st->no_gpu[0] == '\0') {
-            st->open_status = hist_device_open(&st->dev);
+            st->open_status = hist_device_open(&o->emulation, &st->dev);
             if (st->open_status == HIST_OK)
                 st->device = &st->dev;
             else

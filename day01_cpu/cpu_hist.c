@@ -167,12 +167,26 @@ HIST_DECLARE_REGISTRY(day01);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day01_impls[] = {
-    {"cpu_reference", "day01_cpu", HIST_HOST,
-     "the reference loop: one increment per sample into the shared table", "any shape and binning",
-     NULL, NULL, run_reference, 0, 0, HIST_ROOF_BOUND, NULL},
-    {"cpu_private", "day01_cpu", HIST_HOST,
-     "per-thread private padded sub-histograms, then one merge (--threads)",
-     "any shape and binning", NULL, NULL, run_private, 0.5, 0, HIST_ROOF_BOUND, NULL},
+    {
+        .name = "cpu_reference",
+        .lesson = "day01_cpu",
+        .where = HIST_HOST,
+        .summary = "the reference loop: one increment per sample into the shared table",
+        .constraints = "any shape and binning",
+        .run = run_reference,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+    },
+    {
+        .name = "cpu_private",
+        .lesson = "day01_cpu",
+        .where = HIST_HOST,
+        .summary = "per-thread private padded sub-histograms, then one merge (--threads)",
+        .constraints = "any shape and binning",
+        .run = run_private,
+        .target = 0.5,
+        .roof = HIST_ROOF_BOUND,
+    },
 };
 
 /** @brief How many entries day01_impls holds. */

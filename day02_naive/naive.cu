@@ -183,17 +183,40 @@ HIST_DECLARE_REGISTRY(day02);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day02_impls[] = {
-    {"gpu_naive", "day02_naive", HIST_DEVICE,
-     "one thread per sample, one global atomicAdd each (the Triton report's design)",
-     "any binning; at most 2^31 - 1 blocks of 256 samples", too_many_samples, NULL, run_naive,
-     0.013, 0, HIST_ROOF_ATOMICS, NULL},
-    {"gpu_naive_coarse", "day02_naive", HIST_DEVICE,
-     "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
-     "any shape and binning", NULL, NULL, run_naive_coarse, 0.013, 0, HIST_ROOF_ATOMICS, NULL},
-    {"gpu_cub", "day02_naive", HIST_DEVICE,
-     "the library call: CUB's DeviceHistogram, one call per 4 channels (no kernel of ours)",
-     "any shape and binning", NULL, day02_cub_workspace, day02_cub_run, 0, 1, HIST_ROOF_ATOMICS,
-     NULL},
+    {
+        .name = "gpu_naive",
+        .lesson = "day02_naive",
+        .where = HIST_DEVICE,
+        .summary = "one thread per sample, one global atomicAdd each (the Triton report's design)",
+        .constraints = "any binning; at most 2^31 - 1 blocks of 256 samples",
+        .unsupported = too_many_samples,
+        .run = run_naive,
+        .target = 0.013,
+        .roof = HIST_ROOF_ATOMICS,
+    },
+    {
+        .name = "gpu_naive_coarse",
+        .lesson = "day02_naive",
+        .where = HIST_DEVICE,
+        .summary = "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
+        .constraints = "any shape and binning",
+        .run = run_naive_coarse,
+        .target = 0.013,
+        .roof = HIST_ROOF_ATOMICS,
+    },
+    {
+        .name = "gpu_cub",
+        .lesson = "day02_naive",
+        .where = HIST_DEVICE,
+        .summary =
+            "the library call: CUB's DeviceHistogram, one call per 4 channels (no kernel of ours)",
+        .constraints = "any shape and binning",
+        .workspace_bytes = day02_cub_workspace,
+        .run = day02_cub_run,
+        .target = 0,
+        .library = 1,
+        .roof = HIST_ROOF_ATOMICS,
+    },
 };
 
 /** @brief How many entries day02_impls holds. */
@@ -201,15 +224,14 @@ const size_t day02_impl_count = sizeof day02_impls / sizeof day02_impls[0];
 
 /** @brief The racy kernel of the demonstration (not in the registry: it is wrong on purpose). */
 HIST_EXTERN_C const hist_impl day02_racy_impl;
-const hist_impl day02_racy_impl = {"gpu_naive_racy",
-                                   "day02_naive",
-                                   HIST_DEVICE,
-                                   "gpu_naive with ++ instead of atomicAdd (wrong)",
-                                   "demonstration only",
-                                   too_many_samples,
-                                   NULL,
-                                   run_naive_racy,
-                                   0,
-                                   0,
-                                   HIST_ROOF_ATOMICS,
-                                   NULL};
+const hist_impl day02_racy_impl = {
+    .name = "gpu_naive_racy",
+    .lesson = "day02_naive",
+    .where = HIST_DEVICE,
+    .summary = "gpu_naive with ++ instead of atomicAdd (wrong)",
+    .constraints = "demonstration only",
+    .unsupported = too_many_samples,
+    .run = run_naive_racy,
+    .target = 0,
+    .roof = HIST_ROOF_ATOMICS,
+};

@@ -2,8 +2,8 @@
  * @file race_demo.c
  * @brief `make demo`: the naive kernel without its atomic, counting the updates it loses.
  *
- * Takes the dataset options of every lesson binary (`--dist constant` by default is what the
- * Makefile passes). Not a test: the number lost changes from run to run.
+ * Takes the dataset options of every lesson binary (`make demo` passes `--dist constant`). Not a
+ * test: the number lost changes from run to run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,20 +32,23 @@ static uint64_t total(const uint32_t *hist, uint64_t n) {
  */
 int main(int argc, char **argv) {
     const hist_impl *impls[] = {&day02_racy_impl, &day02_impls[0]};
+    const hist_program prog = {
+        .name = "race_demo",
+        .about = "The naive kernel without its atomic: how many updates the race loses.",
+        .refused = "input save-input output csv results impl reps warmup threads require-gpu list",
+    };
     hist_options o;
-    hist_status s = hist_parse_args(argc, argv, day02_impls, day02_impl_count, &o);
-    if (s != HIST_OK || o.help || o.list || o.input) {
-        fprintf(stderr, "race_demo: %s\n",
-                s != HIST_OK ? hist_last_error() : "takes the dataset options only");
-        return 2;
-    }
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
+    hist_status s = HIST_OK;
     const char *todo = hist_not_written(&day02_impls[0]);
     if (todo) { /* the racy kernel is the student's naive_count() without its atomic */
         printf("race demo skipped: gpu_naive is %s\n", todo);
         return 0;
     }
     hist_device dev;
-    if (hist_device_open(&dev) != HIST_OK) {
+    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
         printf("race demo skipped: %s\n", hist_last_error());
         return 0;
     }

@@ -9,7 +9,8 @@
  *  1. `gpu_private_atomics`: at the end of the same kernel, each block adds its non-zero
  *     counters into the output with global atomics (the 1-D lesson's kernel).
  *  2. `gpu_private_reduce`: a second kernel, one thread per counter, sums the copies and writes
- *     the output with plain stores (the two-phase shape day 05 builds on).
+ *     the output with plain stores (the two-phase shape day 05 builds on; days 05 and 06 call
+ *     day03_sum_partials() again).
  */
 #include "cuda_check.h"
 #include "device.cuh"
@@ -44,7 +45,7 @@ static size_t private_workspace(const hist_problem *p, const hist_device *dev) {
  * @param d_private the private copies, one `[channels][bins]` per block, zeroed
  * @param d_hist the output, zeroed (used when @p merge_with_atomics)
  * @param merge_with_atomics 1: add this block's copy into @p d_hist at the end; 0: leave it for
- * hist_sum_partials_kernel()
+ * sum_partials_kernel()
  * @par Launch
  * one block per private copy, `private_copies()` blocks (one wave, 2 x 132 on an H100) of
  * PRIVATE_THREADS (1024) threads, no shared memory (`run_private`); copies and output zeroed
@@ -93,6 +94,60 @@ __global__ void private_kernel(const uint8_t *__restrict__ d_samples, uint64_t n
     // END SOLUTION
 }
 
+/* ---- version 2's merge: one thread per counter (days 05 and 06 call it again) ---- */
+
+/** @brief Threads per block of sum_partials_kernel(). */
+#define SUM_PARTIALS_THREADS 256
+
+/**
+ * @brief One thread per counter adds up @p copies partial histograms stored copy after copy
+ *        (`d_partials[copy * counters + k]`) and stores the total in `d_hist[k]`. Neighbouring
+ *        threads read neighbouring words, so every read is coalesced.
+ * @param d_partials  `[copies][counters]` partial counts
+ * @param copies      how many partial histograms
+ * @param counters    counters per histogram (`channels * bins`)
+ * @param d_hist      `[counters]` output, overwritten
+ * @par Launch
+ * SUM_PARTIALS_THREADS threads per block, `ceil(counters / SUM_PARTIALS_THREADS)` blocks
+ * (day03_sum_partials()).
+ */
+__global__ void sum_partials_kernel(const uint32_t *__restrict__ d_partials, uint32_t copies,
+                                    uint64_t counters, uint32_t *__restrict__ d_hist) {
+    // SOLUTION sum_partials_kernel [gpu_private_reduce gpu_cs149 gpu_r6_v4_partials gpu_r6_v5_two_kernels]:
+    //   version 2's merge (days 05 and 06 call it again): thread k of the grid, if k is a
+    //   counter, adds d_partials[copy * counters + k] over every copy and stores the sum in
+    //   d_hist[k] (plain stores: no atomics needed).
+    // stub: (void)d_partials, (void)copies, (void)counters, (void)d_hist;
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= counters)
+        return;
+    uint32_t sum = 0;
+#pragma unroll 4
+    for (uint32_t copy = 0; copy < copies; ++copy)
+        sum += d_partials[copy * counters + k];
+    d_hist[k] = sum;
+    // END SOLUTION
+}
+
+/**
+ * @brief Queue sum_partials_kernel() on the default stream: the merge later lessons call
+ *        (LESSON_USES day03_privatized, docs/LESSON_CONTRACT.md).
+ * @param d_partials `[copies][counters]` partial counts
+ * @param copies how many
+ * @param counters counters per histogram
+ * @param d_hist `[counters]` output, overwritten
+ * @return HIST_OK or the launch error
+ */
+extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
+                                          uint64_t counters, uint32_t *d_hist) {
+    if (counters == 0)
+        return HIST_OK;
+    sum_partials_kernel<<<(unsigned)HIST_CEIL_DIV(counters, SUM_PARTIALS_THREADS),
+                          SUM_PARTIALS_THREADS>>>(d_partials, copies, counters, d_hist);
+    HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
+    return HIST_OK;
+}
+
 /* ---- host wrappers ---- */
 
 static hist_status count_privately(const hist_args *a, bool merge_with_atomics) {
@@ -108,9 +163,8 @@ static hist_status count_privately(const hist_args *a, bool merge_with_atomics) 
                                                 hist_bins(p->binning), hist_bin_map_of(p->binning),
                                                 d_private, a->hist, merge_with_atomics);
     HIST_CUDA_TRY_LAUNCH("private_kernel");
-    /* version 2's merge: one thread per counter sums the copies (hist_sum_partials_kernel() in
-       common/device.cuh, which days 05 and 06 use again) */
-    return merge_with_atomics ? HIST_OK : hist_sum_partials(d_private, copies, counters, a->hist);
+    /* version 2's merge: one thread per counter sums the copies */
+    return merge_with_atomics ? HIST_OK : day03_sum_partials(d_private, copies, counters, a->hist);
 }
 
 static hist_status run_private_atomics(const hist_args *a) {
@@ -126,14 +180,29 @@ HIST_DECLARE_REGISTRY(day03);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day03_impls[] = {
-    {"gpu_private_atomics", "day03_privatized", HIST_DEVICE,
-     "a private global copy per block, merged with global atomics of the non-zero counters",
-     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_atomics, 0.0026, 0, HIST_ROOF_ATOMICS, NULL},
-    {"gpu_private_reduce", "day03_privatized", HIST_DEVICE,
-     "a private global copy per block, summed by a second kernel (plain stores)",
-     "any shape and binning; one copy per block, at most 1 GiB of copies", NULL, private_workspace,
-     run_private_reduce, 0.0026, 0, HIST_ROOF_ATOMICS, NULL},
+    {
+        .name = "gpu_private_atomics",
+        .lesson = "day03_privatized",
+        .where = HIST_DEVICE,
+        .summary =
+            "a private global copy per block, merged with global atomics of the non-zero counters",
+        .constraints = "any shape and binning; one copy per block, at most 1 GiB of copies",
+        .workspace_bytes = private_workspace,
+        .run = run_private_atomics,
+        .target = 0.0026,
+        .roof = HIST_ROOF_ATOMICS,
+    },
+    {
+        .name = "gpu_private_reduce",
+        .lesson = "day03_privatized",
+        .where = HIST_DEVICE,
+        .summary = "a private global copy per block, summed by a second kernel (plain stores)",
+        .constraints = "any shape and binning; one copy per block, at most 1 GiB of copies",
+        .workspace_bytes = private_workspace,
+        .run = run_private_reduce,
+        .target = 0.0026,
+        .roof = HIST_ROOF_ATOMICS,
+    },
 };
 
 /** @brief How many entries day03_impls holds. */

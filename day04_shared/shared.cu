@@ -53,9 +53,9 @@ static shared_plan plan_for(const hist_problem *p, const hist_device *dev) {
     plan.groups = (p->channels + plan.group - 1) / plan.group;
     plan.smem_bytes = (size_t)plan.group * bins * sizeof(uint32_t);
     const uint64_t target = (uint64_t)dev->sm_count * SHARED_BLOCKS_PER_SM * SHARED_WAVES;
-    uint64_t chunks = (target + plan.groups - 1) / plan.groups;
-    plan.chunk_rows = p->rows > 0 ? (p->rows + chunks - 1) / chunks : 1;
-    plan.chunks = (uint32_t)(p->rows > 0 ? (p->rows + plan.chunk_rows - 1) / plan.chunk_rows : 1);
+    const hist_row_split split = hist_split_rows(p->rows, (target + plan.groups - 1) / plan.groups);
+    plan.chunk_rows = split.chunk_rows;
+    plan.chunks = (uint32_t)split.chunks;
     return plan;
 }
 
@@ -308,21 +308,14 @@ static hist_status launch(shared_kernel_fn kernel, const char *kernel_name, cons
             HIST_ERR_UNSUPPORTED,
             "day04: %zu bytes of shared memory per block needed, the device allows %zu",
             plan.smem_bytes, a->device->smem_per_block_optin);
-    /* above 48 KiB a kernel must opt in to more dynamic shared memory; under an emulated GPU
-       (gpu_limits.h) the block asks for more, so that no more blocks share an SM than would there
-     */
-    const size_t smem = hist_launch_smem(a->device, SHARED_THREADS, plan.smem_bytes);
-    HIST_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const dim3 grid(plan.groups, plan.chunks);
-    kernel<<<grid, SHARED_THREADS, smem>>>(a->samples, p->rows, p->channels, hist_bins(p->binning),
-                                           hist_bin_map_of(p->binning), plan.group, plan.chunk_rows,
-                                           a->hist);
-    HIST_CUDA_TRY_LAUNCH(kernel_name);
-    return HIST_OK;
+    /* above 48 KiB a kernel must opt in to more dynamic shared memory (hist_launch() does) */
+    return hist_launch(a->device, kernel, dim3(plan.groups, plan.chunks), SHARED_THREADS,
+                       plan.smem_bytes, 0, kernel_name, a->samples, p->rows, p->channels,
+                       hist_bins(p->binning), hist_bin_map_of(p->binning), plan.group,
+                       plan.chunk_rows, a->hist);
 }
 
 static hist_status run_shared(const hist_args *a) {
@@ -338,13 +331,28 @@ HIST_DECLARE_REGISTRY(day04);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day04_impls[] = {
-    {"gpu_shared", "day04_shared", HIST_DEVICE,
-     "channel groups in shared memory, one shared atomic per sample, non-zero flush",
-     "any shape and binning", NULL, NULL, run_shared, 0.21, 0, HIST_ROOF_ATOMICS, describe_plan},
-    {"gpu_shared_aggregate", "day04_shared", HIST_DEVICE,
-     "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
-     "any shape and binning", NULL, NULL, run_shared_aggregate, 0.17, 0, HIST_ROOF_ATOMICS,
-     describe_plan},
+    {
+        .name = "gpu_shared",
+        .lesson = "day04_shared",
+        .where = HIST_DEVICE,
+        .summary = "channel groups in shared memory, one shared atomic per sample, non-zero flush",
+        .constraints = "any shape and binning",
+        .run = run_shared,
+        .target = 0.21,
+        .roof = HIST_ROOF_ATOMICS,
+        .plan = describe_plan,
+    },
+    {
+        .name = "gpu_shared_aggregate",
+        .lesson = "day04_shared",
+        .where = HIST_DEVICE,
+        .summary = "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
+        .constraints = "any shape and binning",
+        .run = run_shared_aggregate,
+        .target = 0.17,
+        .roof = HIST_ROOF_ATOMICS,
+        .plan = describe_plan,
+    },
 };
 
 /** @brief How many entries day04_impls holds. */

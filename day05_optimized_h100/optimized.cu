@@ -5,7 +5,7 @@
  * Phase 1, `histogram_optimized_kernel`: a block counts 64 channels (blockIdx.x) of one chunk
  * of rows (blockIdx.y) into a padded shared histogram, reading 4 channels per 32-bit load, 8
  * loads in flight with double buffering, and stores its partial histogram with plain stores.
- * Phase 2, `hist_sum_partials_kernel` (day 03's merge, in common/device.cuh; the seed's reduce
+ * Phase 2, day03_sum_partials() (day 03's merge, linked from day03_privatized; the seed's reduce
  * kernel is the same loop): one thread per (channel, bin) sums the chunks.
  *
  * Byte histogram only (256 bins of 1), channels divisible by 4 (32-bit rows).
@@ -14,6 +14,11 @@
 
 #include "cuda_check.h"
 #include "device.cuh"
+
+/** @brief Day 03's merge: one thread per counter sums the partial histograms
+ *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
+extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
+                                          uint64_t counters, uint32_t *d_hist);
 #include "gpu_limits.h"
 
 /** @brief Threads per block: 8 warps. */
@@ -65,12 +70,10 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
     d05_plan plan;
     plan.grid_x = (int)HIST_CEIL_DIV(p->channels, D05_CHANNELS_PER_BLOCK);
     /* the CS149 submission hard-codes target_chunks = 33 so that 8 x 33 = 264 = 2 x 132 SMs */
-    int target_chunks = D05_BLOCKS_PER_SM * dev->sm_count / plan.grid_x;
-    if (target_chunks < 1)
-        target_chunks = 1;
-    uint64_t chunk_size = HIST_CEIL_DIV(p->rows, (uint64_t)target_chunks);
-    plan.chunk_size = chunk_size < 1 ? 1 : (int)chunk_size;
-    plan.grid_y = p->rows > 0 ? (int)HIST_CEIL_DIV(p->rows, (uint64_t)plan.chunk_size) : 1;
+    const hist_row_split split =
+        hist_split_rows(p->rows, (uint64_t)(D05_BLOCKS_PER_SM * dev->sm_count / plan.grid_x));
+    plan.chunk_size = (int)split.chunk_rows;
+    plan.grid_y = (int)split.chunks;
     return plan;
 }
 
@@ -97,7 +100,7 @@ static d05_plan plan_for(const hist_problem *p, const hist_device *dev) {
  * @par Launch
  * `plan_for()`: a grid of (channels / 64, row chunks: D05_BLOCKS_PER_SM * SMs / groups),
  * D05_THREADS (256) threads, D05_SHARED_BYTES (66,048 bytes) of dynamic shared memory; then
- * hist_sum_partials_kernel() adds the chunks' partials.
+ * day03_sum_partials() adds the chunks' partials.
  */
 __global__ void histogram_optimized_kernel(const uint8_t *__restrict__ input, int length,
                                            int num_channels, int chunk_size,
@@ -279,22 +282,19 @@ static hist_status run_optimized(const hist_args *a) {
     HIST_CUDA_TRY(cudaFuncSetAttribute(histogram_optimized_kernel,
                                        cudaFuncAttributePreferredSharedMemoryCarveout,
                                        cudaSharedmemCarveoutMaxShared));
-    /* under an emulated GPU (gpu_limits.h) padded, so that no more blocks share an SM than
-       would there */
-    const size_t smem = hist_launch_smem(a->device, D05_THREADS, D05_SHARED_BYTES);
-    HIST_CUDA_TRY(cudaFuncSetAttribute(histogram_optimized_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* the flush stores only non-zero counts, so the partials start at zero */
     HIST_CUDA_TRY(cudaMemsetAsync(d_partial, 0, partial_bytes(p, a->device)));
     if (p->rows > 0) {
-        const dim3 grid(plan.grid_x, plan.grid_y);
-        histogram_optimized_kernel<<<grid, D05_THREADS, smem>>>(
-            a->samples, (int)p->rows, (int)p->channels, plan.chunk_size, d_partial);
-        HIST_CUDA_TRY_LAUNCH("histogram_optimized_kernel");
+        hist_status s =
+            hist_launch(a->device, histogram_optimized_kernel, dim3(plan.grid_x, plan.grid_y),
+                        D05_THREADS, D05_SHARED_BYTES, 0, "histogram_optimized_kernel", a->samples,
+                        (int)p->rows, (int)p->channels, plan.chunk_size, d_partial);
+        if (s != HIST_OK)
+            return s;
     }
     /* phase 2: one thread per (channel, bin) sums the chunks, the seed's 4-way unrolled loop
-       (day 03's merge, hist_sum_partials_kernel() in common/device.cuh) */
-    return hist_sum_partials(d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements, a->hist);
+       (day 03's merge) */
+    return day03_sum_partials(d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements, a->hist);
 }
 
 /* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
@@ -302,12 +302,22 @@ HIST_DECLARE_REGISTRY(day05);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day05_impls[] = {
-    {"gpu_cs149", "day05_optimized_h100", HIST_DEVICE,
-     "the CS149 submission: 64-channel blocks, 32-bit loads, 8x unrolled double buffering, padded "
-     "[64][258] "
-     "shared histogram, partials + reduction",
-     "byte histogram only; channels divisible by 4", unsupported, partial_bytes, run_optimized,
-     0.28, 0, HIST_ROOF_ATOMICS, describe_plan},
+    {
+        .name = "gpu_cs149",
+        .lesson = "day05_optimized_h100",
+        .where = HIST_DEVICE,
+        .summary = "the CS149 submission: 64-channel blocks, 32-bit loads, 8x unrolled double "
+                   "buffering, padded "
+                   "[64][258] "
+                   "shared histogram, partials + reduction",
+        .constraints = "byte histogram only; channels divisible by 4",
+        .unsupported = unsupported,
+        .workspace_bytes = partial_bytes,
+        .run = run_optimized,
+        .target = 0.28,
+        .roof = HIST_ROOF_ATOMICS,
+        .plan = describe_plan,
+    },
 };
 
 /** @brief How many entries day05_impls holds. */

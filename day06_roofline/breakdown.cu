@@ -19,15 +19,15 @@
 #include "cuda_check.h"
 #include "data.h"
 #include "gpu.h"
+#include "options.h"
 
-/** @brief Runs behind each median. */
-#define BREAKDOWN_REPS 51
+/* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
+   launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is. */
+#define DAY06_BREAKDOWN_BUILD
+#include "final.cu"
+
 /** @brief The phases each block stamps (final.cu's stamp_at). */
-#define BREAKDOWN_STAMPS 4
-
-extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
-                                          uint64_t *d_stamps, uint32_t *blocks);
-extern "C" size_t day06_final_workspace(const hist_problem *p, const hist_device *dev);
+#define BREAKDOWN_STAMPS STAMPS
 
 /** @brief What each timed launch gets. */
 typedef struct breakdown_ctx {
@@ -37,6 +37,8 @@ typedef struct breakdown_ctx {
     int kernel;         /**< launch the kernel */
     uint64_t *d_stamps; /**< stamps, or NULL */
     uint32_t blocks;    /**< blocks of the last launch */
+    int warmup;         /**< untimed runs before each median */
+    int reps;           /**< runs behind each median */
 } breakdown_ctx;
 
 /** @brief On a CUDA error, set the message and jump to `done` (s holds the status). */
@@ -74,7 +76,9 @@ static hist_status launch_final(void *ctx) {
             cudaMemsetAsync(b->args.hist, 0, hist_counters(b->args.problem) * sizeof(uint32_t)));
     if (!b->kernel)
         return HIST_OK;
-    return day06_final_launch(&b->args, b->zero, 0, b->d_stamps, &b->blocks);
+    const any_start start = b->zero ? ANY_FUSED : ANY_ACCUMULATE;
+    return b->d_stamps ? launch_any<true>(&b->args, start, 0, b->d_stamps, &b->blocks)
+                       : launch_any<false>(&b->args, start, 0, NULL, &b->blocks);
 }
 
 /** @brief Print one timed line.
@@ -110,7 +114,7 @@ static double median(double *v, size_t n) {
  * @param st its statistics @return HIST_OK or the error */
 static hist_status timed(const hist_device *dev, breakdown_ctx *b, const char *label,
                          hist_stats *st) {
-    hist_status s = hist_gpu_time_work(dev, launch_final, b, 2, BREAKDOWN_REPS, st);
+    hist_status s = hist_gpu_time_work(dev, launch_final, b, b->warmup, b->reps, st);
     if (s == HIST_OK)
         line(label, st);
     return s;
@@ -121,14 +125,14 @@ static hist_status timed(const hist_device *dev, breakdown_ctx *b, const char *l
  * @return HIST_OK or the error */
 static hist_status time_phases(const hist_device *dev, hist_gpu *g, breakdown_ctx *b) {
     hist_stats st;
-    hist_status s = hist_gpu_time_floor(g, 2, BREAKDOWN_REPS, &st);
+    hist_status s = hist_gpu_time_floor(g, b->warmup, b->reps, &st);
     if (s != HIST_OK)
         return s;
     line("floor: read once, L2 flushed (dirty lines written back)", &st);
-    if ((s = hist_gpu_time_floor_clean(g, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+    if ((s = hist_gpu_time_floor_clean(g, b->warmup, b->reps, &st)) != HIST_OK)
         return s;
     line("floor: read once, clean L2", &st);
-    if ((s = hist_gpu_time_work(dev, launch_empty, NULL, 2, BREAKDOWN_REPS, &st)) != HIST_OK)
+    if ((s = hist_gpu_time_work(dev, launch_empty, NULL, b->warmup, b->reps, &st)) != HIST_OK)
         return s;
     line("empty kernel (the timer's own cost)", &st);
     b->zero = 0, b->memset = 1, b->kernel = 0;
@@ -208,25 +212,14 @@ done:
     return s;
 }
 
-/** @brief Time everything on the main preset's bytes as @p rows x @p channels of @p dist and
- *  print it.
+/** @brief Time everything on the options' dataset and print it.
  * @param dev the GPU
- * @param rows rows (0: the main preset's)
- * @param channels channels (0: the main preset's)
- * @param dist the distribution of the data
+ * @param o the options (the dataset, the repetitions)
  * @return HIST_OK or the error
  */
-static hist_status breakdown(const hist_device *dev, uint64_t rows, uint32_t channels,
-                             hist_dist dist) {
-    hist_dataset d;
-    hist_status s = hist_preset("main", &d);
-    if (s != HIST_OK)
-        return s;
-    d.dist = dist;
-    if (rows > 0) {
-        d.problem.rows = rows;
-        d.problem.channels = channels;
-    }
+static hist_status breakdown(const hist_device *dev, const hist_options *o) {
+    const hist_dataset d = o->data;
+    hist_status s = HIST_OK;
     const hist_problem *p = &d.problem;
     const size_t bytes = hist_samples(p);
     uint8_t *h = (uint8_t *)malloc(bytes);
@@ -237,28 +230,28 @@ static hist_status breakdown(const hist_device *dev, uint64_t rows, uint32_t cha
         return s;
     }
     hist_gpu *g = NULL;
-    breakdown_ctx b = {{p, NULL, NULL, NULL, dev, 1}, 0, 0, 0, NULL, 0};
+    breakdown_ctx b = {{p, NULL, NULL, NULL, dev, 1}, 0, 0, 0, NULL, 0, o->warmup, o->reps};
     uint8_t *d_samples = NULL;
     uint32_t *d_hist = NULL;
     void *d_ws = NULL;
     char name[64];
-    hist_dist_format(dist, name, sizeof name);
+    hist_dist_format(d.dist, name, sizeof name);
     if ((s = hist_gpu_create(&g, dev, p, h, 0)) != HIST_OK)
         goto done;
     BREAKDOWN_TRY(cudaMalloc(&d_samples, bytes));
     BREAKDOWN_TRY(cudaMemcpy(d_samples, h, bytes, cudaMemcpyHostToDevice));
     BREAKDOWN_TRY(cudaMalloc(&d_hist, hist_counters(p) * sizeof(uint32_t)));
-    BREAKDOWN_TRY(cudaMalloc(&d_ws, day06_final_workspace(p, dev)));
+    BREAKDOWN_TRY(cudaMalloc(&d_ws, any_workspace(p, dev)));
     BREAKDOWN_TRY(
         cudaMalloc(&b.d_stamps, ((size_t)dev->sm_count + p->channels / 32 + 2) * BREAKDOWN_STAMPS *
                                     sizeof(uint64_t))); /* max(SMs, groups) */
     b.args.samples = d_samples;
     b.args.hist = d_hist;
     b.args.workspace = d_ws;
-    printf("breakdown on %s (%d SMs): %s (%llu x %u, %s), medians of %d runs, L2 "
+    printf("breakdown on %s (%d SMs): preset %s (%llu x %u, %s), medians of %d runs, L2 "
            "flushed before each\n",
-           dev->name, dev->sm_count, rows > 0 ? "main preset's bytes" : "main preset",
-           (unsigned long long)p->rows, p->channels, name, BREAKDOWN_REPS);
+           dev->name, dev->sm_count, o->preset, (unsigned long long)p->rows, p->channels, name,
+           o->reps);
     {
         uint64_t *d_stamps = b.d_stamps;
         b.d_stamps = NULL; /* the timed runs stamp nothing */
@@ -278,33 +271,32 @@ done:
 }
 
 /**
- * @brief Run the breakdown on the main preset's uniform and constant data, or with `--rows R
- *        --channels C` on that shape's uniform data (`make measure` passes 510 and 513 channels),
- *        or say why not.
+ * @brief Run the breakdown on the dataset the options give (`make measure` runs the main preset's
+ *        uniform and constant data, and its bytes as 510 and 513 channels), or say why not.
  * @param argc argument count
- * @param argv nothing, or `--rows R --channels C`
+ * @param argv the course's dataset options, `--reps`, `--warmup`, `--gpu-limits`
  * @return the exit status (0: done or skipped without a GPU, 2: bad arguments, 3: a failure)
  */
 int main(int argc, char **argv) {
-    unsigned long long rows = 0;
-    unsigned channels = 0;
-    if (argc != 1 &&
-        !(argc == 5 && strcmp(argv[1], "--rows") == 0 && sscanf(argv[2], "%llu", &rows) == 1 &&
-          rows > 0 && strcmp(argv[3], "--channels") == 0 && sscanf(argv[4], "%u", &channels) == 1 &&
-          channels > 0 && channels <= HIST_MAX_CHANNELS)) {
-        fprintf(stderr, "usage: breakdown [--rows R --channels C]  (C 1..%u)\n", HIST_MAX_CHANNELS);
-        return 2;
-    }
+    const hist_program prog = {
+        .name = "breakdown",
+        .about = "Day 06: where the time between the final kernel and the floor goes.",
+        .refused = "input save-input output csv results impl threads require-gpu list",
+        .reps = 51,
+        .warmup = 2,
+    };
+    hist_options o;
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
     hist_device dev;
-    if (hist_device_open(&dev) != HIST_OK) {
+    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
         printf("breakdown skipped: %s\n", hist_last_error());
         return 0;
     }
-    const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0}, {HIST_DIST_CONSTANT, 0}};
-    for (int k = 0; k < (rows > 0 ? 1 : 2); ++k)
-        if (breakdown(&dev, rows, channels, dists[k]) != HIST_OK) {
-            fprintf(stderr, "breakdown: %s\n", hist_last_error());
-            return 3;
-        }
+    if (breakdown(&dev, &o) != HIST_OK) {
+        fprintf(stderr, "breakdown: %s\n", hist_last_error());
+        return 3;
+    }
     return 0;
 }

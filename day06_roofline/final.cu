@@ -7,8 +7,8 @@
  * the flush (the section "step 7" below; plan.cu computes the grid). Step 8, `gpu_roofline`, the
  * lesson's answer, is the same kernel launched cooperatively: it zeroes the output itself and
  * hands out its last rows to whichever block asks first (the section "step 8").
- * day06_final_launch() serves the other programs: breakdown.cu (its phases), the CS149 file
- * (submission.sh) and day 07's pipelines.
+ * day06_final_launch() serves the other programs: the CS149 file (submission.sh) and day 07's
+ * pipelines. breakdown.cu compiles this file again with the phases' stamps on (STAMPED).
  */
 #include <cooperative_groups.h>
 #include <utility>
@@ -76,31 +76,9 @@ __device__ __forceinline__ uint32_t load_word(const uint32_t *p) {
 template <int CH>
 __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_t stride,
                                            uint64_t n, uint32_t *s_lane, uint32_t q) {
-    uint32_t cur[R6_UNROLL], next[R6_UNROLL];
-    uint64_t k = 0;
-    if (n >= R6_UNROLL) {
-#pragma unroll
-        for (int u = 0; u < R6_UNROLL; ++u)
-            cur[u] = load_word(p + u * stride);
-        p += R6_UNROLL * stride;
-        for (k = R6_UNROLL; k + R6_UNROLL <= n; k += R6_UNROLL) {
-#pragma unroll
-            for (int u = 0; u < R6_UNROLL; ++u) /* the next batch in flight ... */
-                next[u] = load_word(p + u * stride);
-#pragma unroll
-            for (int u = 0; u < R6_UNROLL; ++u) /* ... while this one is counted */
-                count_word<CH>(cur[u], s_lane, q);
-#pragma unroll
-            for (int u = 0; u < R6_UNROLL; ++u)
-                cur[u] = next[u];
-            p += R6_UNROLL * stride;
-        }
-#pragma unroll
-        for (int u = 0; u < R6_UNROLL; ++u)
-            count_word<CH>(cur[u], s_lane, q);
-    }
-    for (; k < n; ++k, p += stride)
-        count_word<CH>(load_word(p), s_lane, q);
+    r6_double_buffered<R6_UNROLL>(
+        p, stride, p + n * stride, [](const uint32_t *at) { return load_word(at); },
+        [&](uint32_t v) { count_word<CH>(v, s_lane, q); }, [](uint64_t) {});
 }
 
 /**
@@ -182,15 +160,19 @@ flush_binned(const uint32_t *s_hist, uint32_t *s_flush, const uint32_t *s_real, 
     }
 }
 
-/** @brief Where a block's time goes: nanosecond stamps (%globaltimer) a block can record. */
+/** @brief Where a block's time goes (breakdown.cu): nanosecond stamps (%globaltimer) a block
+ *  records in the breakdown's build of this kernel. */
 enum stamp_at { STAMP_START, STAMP_ZEROED, STAMP_COUNTED, STAMP_FLUSHED, STAMPS };
 
-/** @brief Record stamp @p at of this block in @p d_stamps (`[blocks][STAMPS]`), if not NULL.
+/** @brief Record stamp @p at of this block in @p d_stamps (`[blocks][STAMPS]`): only in the
+ *  breakdown's build (STAMPED), and there only when @p d_stamps is not NULL; compiled out of the
+ *  registry's kernels.
+ * @tparam STAMPED the breakdown's build
  * @param d_stamps the stamps, or NULL
  * @param at which one
  */
-__device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
-    if (d_stamps != NULL && threadIdx.x == 0) {
+template <bool STAMPED> __device__ __forceinline__ void stamp(uint64_t *d_stamps, stamp_at at) {
+    if (STAMPED && d_stamps != NULL && threadIdx.x == 0) {
         uint64_t t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
         d_stamps[((size_t)blockIdx.y * gridDim.x + blockIdx.x) * STAMPS + at] = t;
@@ -262,7 +244,8 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
     if (t >= tiles) /* the same for every thread */
         return;
     const uint32_t *p = p0 + t * tile_words;
-    uint32_t cur[R6_UNROLL], next[R6_UNROLL];
+    uint32_t cur[R6_UNROLL];
+    const auto count = [&](uint32_t v) { count_word<CH>(v, s_lane, q); };
     if (active)
 #pragma unroll
         for (int u = 0; u < R6_UNROLL; ++u)
@@ -273,31 +256,15 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
             ahead = atomicAdd(d_next, 1u);
         if (active)
 #pragma unroll
-            for (int b = 1; b < R6_TILE_BATCHES; ++b) {
-#pragma unroll
-                for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = load_word(p + (b * R6_UNROLL + u) * stride);
-#pragma unroll
-                for (int u = 0; u < R6_UNROLL; ++u)
-                    count_word<CH>(cur[u], s_lane, q);
-#pragma unroll
-                for (int u = 0; u < R6_UNROLL; ++u)
-                    cur[u] = next[u];
-            }
+            for (int b = 1; b < R6_TILE_BATCHES; ++b)
+                r6_overlap(
+                    cur, [&](int u) { return load_word(p + (b * R6_UNROLL + u) * stride); }, count);
         const uint32_t t_next = s_tile[(i + 1) % 3];
         const uint32_t *t_p = p0 + t_next * tile_words;
-        if (active) {
-            if (t_next < tiles) /* the next tile's first batch in flight ... */
-#pragma unroll
-                for (int u = 0; u < R6_UNROLL; ++u)
-                    next[u] = load_word(t_p + u * stride);
-#pragma unroll
-            for (int u = 0; u < R6_UNROLL; ++u) /* ... while this tile's last is counted */
-                count_word<CH>(cur[u], s_lane, q);
-#pragma unroll
-            for (int u = 0; u < R6_UNROLL; ++u)
-                cur[u] = next[u];
-        }
+        if (active) /* the next tile's first batch in flight while this tile's last is counted */
+            r6_overlap(
+                cur, [&](int u) { return t_next < tiles ? load_word(t_p + u * stride) : 0u; },
+                count);
         if (threadIdx.x == 0) /* tile i + 2; this slot was read (tile i - 1) before a barrier */
             s_tile[(i + 2) % 3] = ahead;
         __syncthreads(); /* the slot written is seen by all before they read it */
@@ -330,14 +297,15 @@ __device__ __forceinline__ void count_tiles(const uint32_t *__restrict__ p0, siz
  * @param binning the binning (applied by the flush)
  * @param bins its bins (hist_bins())
  * @param d_out the output `[channels][bins]`: zeroed before (not FUSED) or by the kernel (FUSED)
- * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL
+ * @param d_stamps per-block phase stamps (`[blocks][STAMPS]`), or NULL (used only if STAMPED)
+ * @tparam STAMPED the breakdown's build: the phases stamped (breakdown.cu)
  * @par Launch
  * `__launch_bounds__(R6_THREADS, 1)`. `launch_any()`: a grid of (virtual channel groups, row
  * chunks: SMs / groups), R6_THREADS (1024) threads, R6_PLAN_SMEM(CH, FB) bytes of dynamic
  * shared memory (without FOLD less its second flush buffer; 198,144 bytes in the H100's plan);
  * FUSED: a cooperative launch (all blocks resident at once), otherwise the output zeroed before.
  */
-template <bool FOLD, bool FUSED, int CH, int FB>
+template <bool FOLD, bool FUSED, int CH, int FB, bool STAMPED>
 __global__ void __launch_bounds__(R6_THREADS, 1)
     any_kernel(const uint8_t *__restrict__ d_samples, virtual_rows vr, uint32_t group_width,
                uint64_t chunk_rows, uint64_t dyn_first, uint32_t dyn_tiles, uint32_t *d_next,
@@ -350,7 +318,7 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     uint32_t *s_flush = s_hist + R6_BINS * CH;
     uint32_t *s_real = s_flush + CH * (FB + 1);
     uint32_t *s_fold = s_real + CH;
-    stamp(d_stamps, STAMP_START);
+    stamp<STAMPED>(d_stamps, STAMP_START);
     const uint32_t c0 = blockIdx.x * group_width;
     const uint32_t group_channels = min(group_width, vr.width - c0);
     const uint32_t words = (group_channels + 3) / 4; /* lanes of a row that count */
@@ -385,7 +353,7 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
     } else {
         __syncthreads(); /* all counters zeroed before any thread counts */
     }
-    stamp(d_stamps, STAMP_ZEROED);
+    stamp<STAMPED>(d_stamps, STAMP_ZEROED);
 
     if (w < words)
         count_rows<CH>(p, step * vr.width / 4, n, s_hist + w, q);
@@ -413,30 +381,31 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
         }
     }
     __syncthreads(); /* every count in before the histogram is read */
-    stamp(d_stamps, STAMP_COUNTED);
+    stamp<STAMPED>(d_stamps, STAMP_COUNTED);
     flush_binned<FOLD, CH, FB>(s_hist, s_flush, s_real, s_fold, binning, bins, vr, d_out);
-    stamp(d_stamps, STAMP_FLUSHED);
+    stamp<STAMPED>(d_stamps, STAMP_FLUSHED);
 }
 
 /* ---- host side ---- */
 
 /** @brief How the final kernel's output starts. */
 enum any_start {
-    ANY_ADD,    /**< as it is: the counts are added to it (day 07's chunks; the breakdown) */
-    ANY_MEMSET, /**< zeroed by a memset before the kernel (step 7) */
-    ANY_FUSED   /**< zeroed by the kernel itself, launched cooperatively, and with a workspace of
-                     any_workspace() bytes the last rows handed out as blocks ask (step 8);
-                     where its blocks cannot all be resident at once (more channel groups than
-                     SMs), as ANY_MEMSET */
+    ANY_ACCUMULATE, /**< not zeroed: the counts are added to what it holds, so that chunk after
+                         chunk of a larger input sums into one histogram (day 07's pipelines) */
+    ANY_MEMSET,     /**< zeroed by a memset before the kernel (step 7) */
+    ANY_FUSED /**< zeroed by the kernel itself, launched cooperatively, and with a workspace of
+                   any_workspace() bytes the last rows handed out as blocks ask (step 8);
+                   where its blocks cannot all be resident at once (more channel groups than
+                   SMs), as ANY_MEMSET */
 };
 
 /** @brief The four any_kernel() functions of one plan: FOLD x FUSED. */
-#define R6_KERNELS(CH, FB)                                                                         \
+#define R6_KERNELS(CH, FB, ST)                                                                     \
     {                                                                                              \
-        (const void *)any_kernel<false, false, CH, FB>,                                            \
-            (const void *)any_kernel<false, true, CH, FB>,                                         \
-            (const void *)any_kernel<true, false, CH, FB>,                                         \
-            (const void *)any_kernel<true, true, CH, FB>                                           \
+        (const void *)any_kernel<false, false, CH, FB, ST>,                                        \
+            (const void *)any_kernel<false, true, CH, FB, ST>,                                     \
+            (const void *)any_kernel<true, false, CH, FB, ST>,                                     \
+            (const void *)any_kernel<true, true, CH, FB, ST>                                       \
     }
 
 /**
@@ -445,11 +414,14 @@ enum any_start {
  * @param plan the plan (plan_for())
  * @param fold FOLD
  * @param fused FUSED
+ * @tparam STAMPED the breakdown's build
  * @return the kernel
  */
+template <bool STAMPED>
 static const void *any_kernel_for(const any_plan &plan, bool fold, bool fused) {
-    static const void *const kernels[][4] = {R6_KERNELS(128, 64), R6_KERNELS(128, 32),
-                                             R6_KERNELS(64, 64), R6_KERNELS(32, 64)};
+    static const void *const kernels[][4] = {
+        R6_KERNELS(128, 64, STAMPED), R6_KERNELS(128, 32, STAMPED), R6_KERNELS(64, 64, STAMPED),
+        R6_KERNELS(32, 64, STAMPED)};
     size_t i = 0; /* the plan's row of R6_PLANS, whose order the table follows */
     while (R6_PLANS[i].channels != plan.channels || R6_PLANS[i].flush_bins != plan.flush_bins)
         ++i;
@@ -461,10 +433,12 @@ static const void *any_kernel_for(const any_plan &plan, bool fold, bool fused) {
  * @param a the call's arguments
  * @param start how the output starts
  * @param stream the stream to queue the work on (0: the default stream)
- * @param d_stamps per-block stamps, or NULL
+ * @param d_stamps per-block stamps, or NULL (the breakdown's build only)
  * @param blocks receives the number of blocks launched (0: none)
+ * @tparam STAMPED the breakdown's build
  * @return HIST_OK or the CUDA error
  */
+template <bool STAMPED>
 static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t stream,
                               uint64_t *d_stamps, uint32_t *blocks) {
     const hist_problem *p = a->problem;
@@ -478,17 +452,12 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
     /* a cooperative launch needs every block resident: one per SM, so no more blocks than SMs */
     const bool fused =
         start == ANY_FUSED && !empty && g.groups * g.chunks <= (uint32_t)a->device->sm_count;
-    if (start != ANY_ADD && !fused)
+    if (start != ANY_ACCUMULATE && !fused)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t), stream));
     if (empty)
         return HIST_OK;
     const bool fold = g.group_width > p->channels;
-    const void *kernel = any_kernel_for(plan, fold, fused);
-    /* under an emulated GPU, padded so that no more blocks share an SM than would there */
-    const size_t smem =
-        hist_launch_smem(a->device, R6_THREADS, fold ? plan.smem : plan.smem_no_fold);
-    HIST_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const void *kernel = any_kernel_for<STAMPED>(plan, fold, fused);
     /* step 8, given a workspace for the counters: the last eighth of the rows in tiles handed
        out as blocks ask, the rest in fixed chunks as before */
     uint64_t chunk_rows = g.chunk_rows, dyn_first = g.vr.rows;
@@ -498,23 +467,20 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
         const uint64_t tile_rows = (uint64_t)R6_TILE_ROWS * (R6_CHANNELS / plan.channels);
         dyn_tiles = (uint32_t)(g.vr.rows / R6_DYN_SHARE / tile_rows);
         dyn_first = g.vr.rows - (uint64_t)dyn_tiles * tile_rows;
-        chunk_rows = dyn_first > 0 ? HIST_CEIL_DIV(dyn_first, g.chunks) : 1;
+        chunk_rows = hist_split_rows(dyn_first, g.chunks).chunk_rows;
     }
     const uint32_t bins = hist_bins(p->binning);
     void *args[] = {(void *)&a->samples, (void *)&g.vr,       (void *)&g.group_width,
                     (void *)&chunk_rows, (void *)&dyn_first,  (void *)&dyn_tiles,
                     (void *)&d_next,     (void *)&p->binning, (void *)&bins,
                     (void *)&a->hist,    (void *)&d_stamps};
-    const dim3 grid(g.groups, g.chunks);
-    if (fused)
-        HIST_CUDA_TRY(
-            cudaLaunchCooperativeKernel(kernel, grid, dim3(R6_THREADS), args, smem, stream));
-    else
-        HIST_CUDA_TRY(cudaLaunchKernel(kernel, grid, dim3(R6_THREADS), args, smem, stream));
-    HIST_CUDA_TRY_LAUNCH("any_kernel");
     *blocks = g.groups * g.chunks;
-    return HIST_OK;
+    return hist_launch_args(a->device, kernel, dim3(g.groups, g.chunks), R6_THREADS,
+                            fold ? plan.smem : plan.smem_no_fold, stream, fused, args,
+                            "any_kernel");
 }
+
+#ifndef DAY06_BREAKDOWN_BUILD /* the breakdown compiles this file again, stamped, without these */
 
 /** @brief Step 7's registry entry: the output zeroed by a memset, then the kernel.
  * @param a the call's arguments
@@ -522,7 +488,7 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
  */
 hist_status run_any_memset(const hist_args *a) {
     uint32_t blocks;
-    return launch_any(a, ANY_MEMSET, 0, NULL, &blocks);
+    return launch_any<false>(a, ANY_MEMSET, 0, NULL, &blocks);
 }
 
 /** @brief The registry's entry point of the final kernel (step 8: the zeroing fused).
@@ -531,25 +497,23 @@ hist_status run_any_memset(const hist_args *a) {
  */
 hist_status run_any(const hist_args *a) {
     uint32_t blocks;
-    return launch_any(a, ANY_FUSED, 0, NULL, &blocks);
+    return launch_any<false>(a, ANY_FUSED, 0, NULL, &blocks);
 }
 
 /**
- * @brief The final kernel for other programs: day 06's breakdown (with or without zeroing the
- *        output, stamping each block's phases into @p d_stamps if not NULL), the CS149 file, and
- *        day 07's pipelines (on their streams, adding each chunk's counts to the output).
+ * @brief The final kernel for other programs: the CS149 file and day 07's pipelines (on their
+ *        streams, adding each chunk's counts to the output).
  * @param a the call's arguments
  * @param zero 1: zero the output, as the registry entry does (step 8: inside the kernel; with
  *        `a->workspace` of any_workspace() bytes, day06_final_workspace(), also the dynamic
  *        tiles); 0: add to it
  * @param stream the stream to queue the work on (0: the default stream)
- * @param d_stamps `[blocks][4]` stamps (start, zeroed, counted, flushed; ns), or NULL
  * @param blocks receives the number of blocks launched (grid x times grid y; 0: none)
  * @return HIST_OK or the CUDA error
  */
 extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
-                                          uint64_t *d_stamps, uint32_t *blocks) {
-    return launch_any(a, zero ? ANY_FUSED : ANY_ADD, stream, d_stamps, blocks);
+                                          uint32_t *blocks) {
+    return launch_any<false>(a, zero ? ANY_FUSED : ANY_ACCUMULATE, stream, NULL, blocks);
 }
 
 /**
@@ -581,3 +545,5 @@ extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device
 extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev) {
     return unsupported_any(p, dev);
 }
+
+#endif /* DAY06_BREAKDOWN_BUILD */

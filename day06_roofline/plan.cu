@@ -17,11 +17,9 @@
 uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint32_t group,
                     uint64_t *chunk_rows) {
     const uint32_t groups = group > 0 ? (p->channels + group - 1) / group : 1;
-    uint64_t chunks = (uint64_t)dev->sm_count / groups;
-    if (chunks < 1)
-        chunks = 1;
-    *chunk_rows = p->rows > 0 ? HIST_CEIL_DIV(p->rows, chunks) : 1;
-    return p->rows > 0 ? (uint32_t)HIST_CEIL_DIV(p->rows, *chunk_rows) : 1;
+    const hist_row_split split = hist_split_rows(p->rows, (uint64_t)dev->sm_count / groups);
+    *chunk_rows = split.chunk_rows;
+    return (uint32_t)split.chunks;
 }
 
 /**
@@ -67,11 +65,9 @@ any_grid grid_for(const hist_problem *p, const uint8_t *samples, const hist_devi
     const uint32_t groups = (g.vr.width + channels - 1) / channels;
     g.group_width = (((g.vr.width + groups - 1) / groups) + 3) / 4 * 4; /* whole words */
     g.groups = (g.vr.width + g.group_width - 1) / g.group_width;
-    uint64_t chunks = (uint64_t)dev->sm_count / g.groups;
-    if (chunks < 1)
-        chunks = 1;
-    g.chunk_rows = g.vr.rows > 0 ? HIST_CEIL_DIV(g.vr.rows, chunks) : 1;
-    g.chunks = g.vr.rows > 0 ? (uint32_t)HIST_CEIL_DIV(g.vr.rows, g.chunk_rows) : 1;
+    const hist_row_split split = hist_split_rows(g.vr.rows, (uint64_t)dev->sm_count / g.groups);
+    g.chunk_rows = split.chunk_rows;
+    g.chunks = (uint32_t)split.chunks;
     return g;
 }
 

@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
+#include "options.h"
 
 /** @brief Threads per block of the probes (one block per SM). */
 #define PROBE_THREADS 1024
@@ -21,8 +22,6 @@
 #define PROBE_SLOTS 128
 /** @brief Bins of the atomics probe. */
 #define PROBE_BINS 256
-/** @brief Timed runs per probe (the median is printed). */
-#define PROBE_REPS 21
 
 /**
  * @brief Shared atomics alone, in day 06's layout; lanes in groups of @p share draw equal bins.
@@ -94,6 +93,7 @@ typedef struct read_probe {
     int blocks;            /**< grid */
     int threads;           /**< block */
     uint32_t *d_sink;      /**< never written (the kernel keeps its loads) */
+    int reps;              /**< timed runs (the median is printed) */
 } read_probe;
 
 template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
@@ -108,14 +108,14 @@ template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
 template <typename T, int UNROLL>
 static hist_status time_read(const hist_device *dev, read_probe r, const char *label) {
     hist_stats st;
-    hist_status s = hist_gpu_time_work(dev, launch_read<T, UNROLL>, &r, 1, PROBE_REPS, &st);
+    hist_status s = hist_gpu_time_work(dev, launch_read<T, UNROLL>, &r, 1, r.reps, &st);
     if (s == HIST_OK)
         printf("  read %-36s %.1f us (%.0f GB/s)\n", label, st.median_us,
                r.bytes / (st.median_us * 1e3));
     return s;
 }
 
-static hist_status probe(const hist_device *dev) {
+static hist_status probe(const hist_device *dev, int reps) {
     const size_t bytes = (size_t)512 << 20; /* the main preset's input */
     uint8_t *d_data = NULL;
     uint32_t *d_sink = NULL;
@@ -123,7 +123,7 @@ static hist_status probe(const hist_device *dev) {
     HIST_CUDA_TRY(cudaMalloc(&d_sink, 4096 * sizeof(uint32_t)));
     HIST_CUDA_TRY(cudaMemset(d_data, 0x5A, bytes));
     printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n", dev->name,
-           dev->sm_count, PROBE_REPS);
+           dev->sm_count, reps);
 
     atomics_probe a = {dev->sm_count, 0, 1, PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t), d_sink};
     HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
@@ -133,7 +133,7 @@ static hist_status probe(const hist_device *dev) {
     for (int k = 0; k < 5; ++k) {
         a.share = shares[k];
         hist_stats st;
-        hist_status s = hist_gpu_time_work(dev, launch_atomics, &a, 1, PROBE_REPS, &st);
+        hist_status s = hist_gpu_time_work(dev, launch_atomics, &a, 1, reps, &st);
         if (s != HIST_OK)
             return s;
         printf("  shared atomics only, bins shared by %2d lanes%s: %.1f us for %.3g atomics\n",
@@ -145,9 +145,9 @@ static hist_status probe(const hist_device *dev) {
     }
 
     const int full = dev->sm_count * (dev->max_threads_per_sm / 256);
-    const read_probe r256 = {d_data, bytes, full, 256, d_sink};
-    const read_probe r1024 = {d_data, bytes, dev->sm_count, 1024, d_sink};
-    const read_probe waves = {d_data, bytes, 4 * full, 256, d_sink};
+    const read_probe r256 = {d_data, bytes, full, 256, d_sink, reps};
+    const read_probe r1024 = {d_data, bytes, dev->sm_count, 1024, d_sink, reps};
+    const read_probe waves = {d_data, bytes, 4 * full, 256, d_sink, reps};
     hist_status s = HIST_OK;
     if (s == HIST_OK)
         s = time_read<uint4, 4>(dev, r256, "16 B x4, 256 thr, full occupancy:");
@@ -172,15 +172,28 @@ static hist_status probe(const hist_device *dev) {
 
 /**
  * @brief Run both probes, or say why not.
- * @return the exit status (0: everything passed / exact)
+ * @param argc argument count
+ * @param argv `--reps N` (default 21), `--gpu-limits NAME`
+ * @return the exit status (0: done or skipped without a GPU, 2: bad arguments, 3: a failure)
  */
-int main(void) {
+int main(int argc, char **argv) {
+    const hist_program prog = {
+        .name = "probe",
+        .about = "Day 06: the two ceilings, shared atomics alone and reading alone, on 512 MiB.",
+        .refused = "preset rows channels lo hi width values dist seed input save-input impl "
+                   "warmup threads output csv results require-gpu list",
+        .reps = 21,
+    };
+    hist_options o;
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
     hist_device dev;
-    if (hist_device_open(&dev) != HIST_OK) {
+    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
         printf("probe skipped: %s\n", hist_last_error());
         return 0;
     }
-    if (probe(&dev) != HIST_OK) {
+    if (probe(&dev, o.reps) != HIST_OK) {
         fprintf(stderr, "probe: %s\n", hist_last_error());
         return 3;
     }

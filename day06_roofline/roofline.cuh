@@ -101,6 +101,66 @@ __device__ __forceinline__ void count_word(uint32_t v, uint32_t *s_word, uint32_
     // END SOLUTION
 }
 
+/* ---- step 1's double buffering: the loop steps 1-6 and the final kernel share ---- */
+
+/**
+ * @brief One batch of step 1's double buffering: the next batch's @p N loads put in flight, then
+ *        this batch (@p cur) counted while they travel, then the next batch becomes this one.
+ * @tparam N loads per batch
+ * @param cur this batch, loaded; on return the next one
+ * @param load load(u): the next batch's u-th load
+ * @param count count(v): count one loaded value
+ */
+template <int N, typename T, typename Load, typename Count>
+__device__ __forceinline__ void r6_overlap(T (&cur)[N], Load load, Count count) {
+    T next[N];
+#pragma unroll
+    for (int u = 0; u < N; ++u) /* the next batch in flight ... */
+        next[u] = load(u);
+#pragma unroll
+    for (int u = 0; u < N; ++u) /* ... while this one is counted */
+        count(cur[u]);
+#pragma unroll
+    for (int u = 0; u < N; ++u)
+        cur[u] = next[u];
+}
+
+/**
+ * @brief One lane's values from @p p up to @p end, @p N loads in flight, double buffered
+ *        (r6_overlap()): whole batches, then the rest (fewer than @p N) one at a time.
+ * @tparam N loads per batch
+ * @param p where the lane's first value is
+ * @param stride elements from one of the lane's values to its next
+ * @param end where the lane's values end (its first value past them, or any address before that)
+ * @param load load(q): the value at q
+ * @param count count(v): count one loaded value
+ * @param ahead ahead(k): called before the batch from the lane's k-th value is loaded (step 3
+ *        prefetches there)
+ */
+template <int N, typename T, typename Load, typename Count, typename Ahead>
+__device__ __forceinline__ void r6_double_buffered(const T *p, size_t stride, const T *end,
+                                                   Load load, Count count, Ahead ahead) {
+    typedef decltype(load(p)) V;
+    if (p + (N - 1) * stride < end) {
+        V cur[N];
+#pragma unroll
+        for (int u = 0; u < N; ++u)
+            cur[u] = load(p + u * stride);
+        p += N * stride;
+        for (uint64_t k = N; p + (N - 1) * stride < end; k += N) {
+            ahead(k);
+            r6_overlap(
+                cur, [&](int u) { return load(p + u * stride); }, count);
+            p += N * stride;
+        }
+#pragma unroll
+        for (int u = 0; u < N; ++u)
+            count(cur[u]);
+    }
+    for (; p < end; p += stride)
+        count(load(p));
+}
+
 /* ---- the lesson's entries (registry.cu lists them) ---- */
 
 /* Steps 1-6 (steps.cu), each a configuration of roofline_kernel(). */

@@ -27,6 +27,11 @@
 
 #include "cuda_check.h"
 #include "device.cuh"
+
+/** @brief Day 03's merge: one thread per counter sums the partial histograms
+ *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
+extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
+                                          uint64_t counters, uint32_t *d_hist);
 #include "gpu_limits.h"
 #include "plan.cuh"
 #include "roofline.cuh"
@@ -261,35 +266,18 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
             for (int b = 0; b < PREFETCH; ++b)
                 prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share,
                                  share, r1, channels);
-        load_type cur[UNROLL], next[UNROLL];
-        if (r + (UNROLL - 1) * step < r1) {
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u)
-                cur[u] = column[(r + u * step) * row_stride];
-            r += UNROLL * step;
-            while (r + (UNROLL - 1) * step < r1) {
-                if (PREFETCH > 0 && threadIdx.x == 0)
+        r6_double_buffered<UNROLL>(
+            column + r * row_stride, step * row_stride, column + r1 * row_stride,
+            [](const load_type *at) { return *at; },
+            [&](const load_type &v) { count_load<CH>(v, s_base, row_in_warp, word_slot); },
+            [&](uint64_t k) {
+                if (PREFETCH > 0 && threadIdx.x == 0) /* the batch PREFETCH - 1 after the next */
                     prefetch_rows_l2(d_samples,
-                                     r + (uint64_t)(PREFETCH > 0 ? PREFETCH - 1 : 0) * batch_rows +
+                                     r + k * step +
+                                         (uint64_t)(PREFETCH > 0 ? PREFETCH - 1 : 0) * batch_rows +
                                          blockIdx.x * share,
                                      share, rows, channels);
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u) /* the next batch in flight ... */
-                    next[u] = column[(r + u * step) * row_stride];
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u) /* ... while this one is counted */
-                    count_load<CH>(cur[u], s_base, row_in_warp, word_slot);
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u)
-                    cur[u] = next[u];
-                r += UNROLL * step;
-            }
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u)
-                count_load<CH>(cur[u], s_base, row_in_warp, word_slot);
-        }
-        for (; r < r1; r += step)
-            count_load<CH>(column[r * row_stride], s_base, row_in_warp, word_slot);
+            });
     }
     __syncthreads(); /* every count in before the histogram is read */
 
@@ -337,24 +325,22 @@ static hist_status launch_roofline(const hist_args *a) {
     uint64_t chunk_rows = 0;
     const uint32_t chunks = chunks_for(p, a->device, CH, &chunk_rows);
     const uint32_t groups = (p->channels + CH - 1) / CH;
-    /* padded under an emulated GPU: no more blocks per SM than it would hold */
-    const size_t need = COALESCED ? R6_STEP_SMEM(CH) : (size_t)R6_BINS * CH * sizeof(uint32_t);
-    const size_t smem_bytes = hist_launch_smem(a->device, R6_THREADS, need);
-    auto kernel = roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED, CH>;
-    HIST_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes));
+    const size_t smem = COALESCED ? R6_STEP_SMEM(CH) : (size_t)R6_BINS * CH * sizeof(uint32_t);
     uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
     if (MERGE == MERGE_ATOMIC)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows > 0) {
-        kernel<<<dim3(groups, chunks), R6_THREADS, smem_bytes>>>(a->samples, p->rows, p->channels,
-                                                                 chunk_rows, d_dest);
-        HIST_CUDA_TRY_LAUNCH("roofline_kernel");
+        hist_status s =
+            hist_launch(a->device, roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED, CH>,
+                        dim3(groups, chunks), R6_THREADS, smem, 0, "roofline_kernel", a->samples,
+                        p->rows, p->channels, chunk_rows, d_dest);
+        if (s != HIST_OK)
+            return s;
     } else if (MERGE == MERGE_PARTIALS) {
         HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
     }
-    if (MERGE == MERGE_PARTIALS) /* day 03's merge (common/device.cuh) */
-        return hist_sum_partials(d_dest, chunks, hist_counters(p), a->hist);
+    if (MERGE == MERGE_PARTIALS) /* day 03's merge */
+        return day03_sum_partials(d_dest, chunks, hist_counters(p), a->hist);
     return HIST_OK;
 }
 

@@ -67,7 +67,7 @@ torch::Tensor histogram_kernel(torch::Tensor data, int num_bins) {
                    workspace.data_ptr<int32_t>(), &dev, 0};
     uint32_t blocks = 0;
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
-    TORCH_CHECK(day06_final_launch(&a, 1, stream, NULL, &blocks) == HIST_OK, "histogram_kernel: ",
+    TORCH_CHECK(day06_final_launch(&a, 1, stream, &blocks) == HIST_OK, "histogram_kernel: ",
                 hist_last_error());
     return hist;
 }

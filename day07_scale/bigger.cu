@@ -10,88 +10,26 @@
  * refuses, before allocating, what this machine's memory cannot hold. It reports the time to pin
  * and fill the memory, the pinned-copy floor of the same bytes, and the pipeline: bandwidth
  * reached and its share of the floor (what limits it: the link, when the share is near 100%).
- * `--impls` names the pipelines to time (default both chunked ones), `--chunk-mib` their chunk
- * size. Usage: bigger [--gib G] [--reps R] [--impls NAME,...] [--chunk-mib M] [--csv FILE]
+ * `--impl` names the pipelines to time (default both chunked ones), `--chunk-mib` their chunk
+ * size; `--help` lists every option.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cuda_check.h"
 #include "data.h"
 #include "gpu.h"
 #include "impl.h"
+#include "options.h"
+#include "outfile.h"
+#include "parallel.h"
 #include "reference.h"
 #include "timing.h"
 
 HIST_DECLARE_REGISTRY(day07);
 /** @brief pipeline.cu's chunk size in bytes (--chunk-mib sets it). */
 extern "C" size_t day07_chunk_bytes;
-
-/** @brief One filling thread's part: copies @p first .. @p last - 1 of the slab. */
-typedef struct fill_part {
-    uint8_t *dst;        /**< the whole input */
-    const uint8_t *slab; /**< the 512 MiB repeated */
-    size_t slab_bytes;   /**< its size */
-    size_t total;        /**< the input's size */
-    size_t first;        /**< first copy of this thread */
-    size_t last;         /**< one past its last copy */
-} fill_part;
-
-/** @brief Copy a thread's share of the slabs. @param arg its fill_part @return NULL */
-static void *fill(void *arg) {
-    const fill_part *f = (const fill_part *)arg;
-    for (size_t k = f->first; k < f->last; ++k) {
-        const size_t at = k * f->slab_bytes;
-        const size_t n = f->total - at < f->slab_bytes ? f->total - at : f->slab_bytes;
-        memcpy(f->dst + at, f->slab, n);
-    }
-    return NULL;
-}
-
-/** @brief The command line of this program. */
-typedef struct bigger_options {
-    double gib;           /**< the input's size in GiB */
-    double chunk_mib;     /**< the pipelines' chunk size in MiB */
-    int reps;             /**< timed rounds per pipeline */
-    const char *csv_path; /**< `--csv FILE`, or NULL */
-    const char *impls;    /**< the pipelines to time, comma-separated */
-} bigger_options;
-
-/** @brief Parse the command line. @param argc count @param argv arguments @param o the options
- *  @return 0, or 2 after printing the usage or the range that was not met */
-static int parse_options(int argc, char **argv, bigger_options *o) {
-    *o = (bigger_options){96, (double)(day07_chunk_bytes >> 20), 3, NULL,
-                          "pipe_streams,pipe_copy_stream"};
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--gib") == 0 && i + 1 < argc)
-            o->gib = atof(argv[++i]);
-        else if (strcmp(argv[i], "--impls") == 0 && i + 1 < argc)
-            o->impls = argv[++i];
-        else if (strcmp(argv[i], "--chunk-mib") == 0 && i + 1 < argc)
-            o->chunk_mib = atof(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            o->reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
-            o->csv_path = argv[++i];
-        else {
-            fprintf(stderr,
-                    "usage: %s [--gib G] [--reps R (1..16)] [--impls NAME,...] [--chunk-mib M] "
-                    "[--csv FILE]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
-    if (!(o->gib > 0 && o->gib <= 4096) || o->reps < 1 || o->reps > 16 ||
-        !(o->chunk_mib >= 1 && o->chunk_mib <= 4096)) {
-        fprintf(stderr, "%s: --gib must be in (0, 4096], --reps in 1..16, --chunk-mib in 1..4096\n",
-                argv[0]);
-        return 2;
-    }
-    return 0;
-}
 
 /** @brief The input in host memory and its expected histogram. */
 typedef struct bigger_input {
@@ -102,26 +40,30 @@ typedef struct bigger_input {
     double fill_us;     /**< the time filling it took */
 } bigger_input;
 
-/** @brief Repeat @p slab over the input with every core (at most 64 threads).
+/** @brief What filling the input repeats. */
+typedef struct fill_job {
+    uint8_t *dst;        /**< the whole input */
+    const uint8_t *slab; /**< the bytes repeated */
+    uint64_t slab_bytes; /**< their size */
+} fill_job;
+
+/** @brief Fill bytes [@p begin, @p end) of the input (one piece of hist_parallel_ranges()).
+ *  @param ctx the fill_job @param begin first byte @param end past the last */
+static void fill(void *ctx, uint64_t begin, uint64_t end) {
+    const fill_job *f = (const fill_job *)ctx;
+    for (uint64_t at = begin; at < end;) {
+        const uint64_t off = at % f->slab_bytes;
+        const uint64_t n = end - at < f->slab_bytes - off ? end - at : f->slab_bytes - off;
+        memcpy(f->dst + at, f->slab + off, (size_t)n);
+        at += n;
+    }
+}
+
+/** @brief Repeat @p slab over the input with every core.
  *  @param in the input to fill @param slab the bytes repeated @param slab_bytes their size */
 static void fill_input(bigger_input *in, const uint8_t *slab, size_t slab_bytes) {
-    const size_t bytes = (size_t)hist_samples(&in->p);
-    const size_t copies = (bytes + slab_bytes - 1) / slab_bytes;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const size_t threads = cores > 1 ? (size_t)(cores < 64 ? cores : 64) : 1;
-    pthread_t tid[64];
-    fill_part parts[64];
-    int started[64];
-    for (size_t t = 0; t < threads; ++t) {
-        parts[t] = (fill_part){
-            in->input, slab, slab_bytes, bytes, copies * t / threads, copies * (t + 1) / threads};
-        started[t] = pthread_create(&tid[t], NULL, fill, &parts[t]) == 0;
-        if (!started[t])
-            fill(&parts[t]); /* no thread: this one does it */
-    }
-    for (size_t t = 0; t < threads; ++t)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    fill_job f = {in->input, slab, slab_bytes};
+    hist_parallel_ranges(hist_samples(&in->p), (uint64_t)64 << 20, 4096, 0, fill, &f);
 }
 
 /** @brief Pin the input, fill it with the main preset's 512 MiB repeated, and count its expected
@@ -196,10 +138,10 @@ static hist_status time_pipeline(const hist_impl *impl, const hist_device *dev,
 }
 
 /** @brief Every pipeline named in @p names, in turn. @param names comma-separated @param dev the
- *  GPU @param in the input @param o the options @param csv the CSV, or NULL @param wrong counters
- *  that differ @return HIST_OK, or the first failure (a name that cannot run included) */
+ *  GPU @param in the input @param reps timed rounds @param csv the CSV, or NULL @param wrong
+ *  counters that differ @return HIST_OK, or the first failure (a name that cannot run included) */
 static hist_status time_pipelines(const char *names, const hist_device *dev, const bigger_input *in,
-                                  const bigger_options *o, FILE *csv, uint64_t *wrong) {
+                                  int reps, FILE *csv, uint64_t *wrong) {
     uint32_t *got = (uint32_t *)calloc((size_t)hist_counters(&in->p), sizeof(uint32_t));
     hist_status s = got ? HIST_OK : hist_fail(HIST_ERR_NOMEM, "out of host memory");
     for (const char *name = names; s == HIST_OK && *name;) {
@@ -208,10 +150,9 @@ static hist_status time_pipelines(const char *names, const hist_device *dev, con
         for (size_t i = 0; i < day07_impl_count; ++i)
             if (strlen(day07_impls[i].name) == len && strncmp(day07_impls[i].name, name, len) == 0)
                 impl = &day07_impls[i];
-        const char *why =
-            impl ? hist_impl_unsupported(impl, &in->p, dev) : "no such implementation";
+        const char *why = hist_impl_unsupported(impl, &in->p, dev); /* --impl checked the name */
         s = why ? hist_fail(HIST_ERR_NOT_RUN, "%.*s cannot run: %s", (int)len, name, why)
-                : time_pipeline(impl, dev, in, o->reps, got, csv, wrong);
+                : time_pipeline(impl, dev, in, reps, got, csv, wrong);
         name += len + (name[len] == ',');
     }
     free(got);
@@ -221,31 +162,58 @@ static hist_status time_pipelines(const char *names, const hist_device *dev, con
 /**
  * @brief The program.
  * @param argc argument count
- * @param argv `[--gib G] [--reps R] [--csv FILE]`
+ * @param argv `--gib G`, `--chunk-mib M`, the course's dataset options (the slab repeated),
+ *        `--impl`, `--reps`, `--csv FILE`
  * @return 0, 1 on a mismatch, 2 on a usage error, 3 on another failure (memory refused included)
  */
 int main(int argc, char **argv) {
-    bigger_options o;
-    if (parse_options(argc, argv, &o) != 0)
-        return 2;
-    day07_chunk_bytes = (size_t)(o.chunk_mib * 1048576.0);
-    hist_dataset d;
-    hist_status s = hist_preset("main", &d);
-    const hist_problem slab_p = d.problem;
-    const uint64_t rows = (uint64_t)(o.gib * 1073741824.0) / slab_p.channels;
+    double gib = 96, chunk_mib = (double)(day07_chunk_bytes >> 20);
+    const hist_extra_option extra[] = {
+        {.name = "gib",
+         .value = "G",
+         .help = "the input's size in GiB, 0.001 to 4096 (default 96)",
+         .min = 0.001,
+         .max = 4096,
+         .real = &gib},
+        {.name = "chunk-mib",
+         .value = "M",
+         .help = "the pipelines' chunk size in MiB, 1..4096",
+         .min = 1,
+         .max = 4096,
+         .real = &chunk_mib},
+    };
+    const hist_program prog = {
+        .name = "bigger",
+        .about = "Day 07: a histogram of more data than the GPU holds, the dataset repeated.",
+        .impls = day07_impls,
+        .count = day07_impl_count,
+        .refused = "input save-input output results threads require-gpu list",
+        .extra = extra,
+        .n_extra = 2,
+        .reps = 3,
+    };
+    hist_options o;
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
+    day07_chunk_bytes = (size_t)(chunk_mib * 1048576.0);
+    const hist_dataset *d = &o.data;
+    const hist_problem slab_p = d->problem;
+    const uint64_t rows = (uint64_t)(gib * 1073741824.0) / slab_p.channels;
     bigger_input in = {{rows, slab_p.channels, slab_p.binning}, NULL, NULL, 0, 0};
     const size_t bytes = (size_t)hist_samples(&in.p);
     /* refuse before allocating (or starting the GPU): the input and the slab it repeats */
-    if (s == HIST_OK)
-        s = hist_host_memory_check(bytes + hist_samples(&slab_p),
-                                   "the input and the 512 MiB it repeats");
-    if (s == HIST_OK && rows > HIST_MAX_ROWS)
-        s = hist_fail(HIST_ERR_USAGE, "--gib %g: more rows than 32-bit counters hold", o.gib);
+    hist_status s = hist_host_memory_check(bytes + hist_samples(&slab_p),
+                                           "the input and the dataset it repeats");
+    if (s == HIST_OK && (rows > HIST_MAX_ROWS || slab_p.rows == 0))
+        s = hist_fail(HIST_ERR_USAGE, "--gib %g: %s", gib,
+                      slab_p.rows == 0 ? "the dataset to repeat has no rows"
+                                       : "more rows than 32-bit counters hold");
     hist_device dev;
     if (s == HIST_OK)
-        s = hist_device_open(&dev);
+        s = hist_device_open(&o.emulation, &dev);
     if (s != HIST_OK) {
-        fprintf(stderr, "%s: %s\n", argv[0], hist_last_error());
+        fprintf(stderr, "bigger: %s\n", hist_last_error());
         return hist_exit_code(s);
     }
     printf("# %s: %.2f GiB of device memory; input [%llu, %u] = %.2f GiB in pinned host memory "
@@ -253,30 +221,31 @@ int main(int argc, char **argv) {
            dev.name, dev.global_bytes / 1073741824.0, (unsigned long long)rows, in.p.channels,
            bytes / 1073741824.0, (double)bytes / dev.global_bytes);
     fflush(stdout);
-    s = make_input(&d, &in);
+    s = make_input(d, &in);
     printf("# pinned %.2f GiB in %.1f s; filled in %.1f s; chunks of %.0f MiB\n",
-           bytes / 1073741824.0, in.pin_us / 1e6, in.fill_us / 1e6, o.chunk_mib);
+           bytes / 1073741824.0, in.pin_us / 1e6, in.fill_us / 1e6, chunk_mib);
     fflush(stdout);
-    FILE *csv = NULL;
-    if (s == HIST_OK && o.csv_path && !(csv = fopen(o.csv_path, "w")))
-        s = hist_fail(HIST_ERR_IO, "cannot write %s", o.csv_path);
-    if (csv) {
-        fprintf(csv, "what,median (s),GB/s,pinned-copy floor (s),floor GB/s,of the floor,check\n");
-        fprintf(csv, "pinning %.1f GiB (cudaMallocHost),%.1f,%.1f,,,,\n", bytes / 1073741824.0,
+    hist_outfile csv = {NULL, NULL, NULL};
+    if (s == HIST_OK && o.csv && (s = hist_outfile_open(&csv, o.csv)) == HIST_OK) {
+        fprintf(csv.f,
+                "what,median (s),GB/s,pinned-copy floor (s),floor GB/s,of the floor,check\n");
+        fprintf(csv.f, "pinning %.1f GiB (cudaMallocHost),%.1f,%.1f,,,,\n", bytes / 1073741824.0,
                 in.pin_us / 1e6, bytes / 1e3 / in.pin_us);
     }
     uint64_t wrong = 0;
     if (s == HIST_OK) {
         printf("%-44s %10s %8s %12s %8s %9s\n", "", "median", "GB/s", "copy floor", "GB/s",
                "of floor");
-        s = time_pipelines(o.impls, &dev, &in, &o, csv, &wrong);
+        s = time_pipelines(o.impl ? o.impl : "pipe_streams,pipe_copy_stream", &dev, &in, o.reps,
+                           csv.f, &wrong);
     }
-    if (csv && fclose(csv) != 0 && s == HIST_OK)
-        s = hist_fail(HIST_ERR_IO, "cannot write %s", o.csv_path);
+    if (s == HIST_OK && o.csv)
+        s = hist_outfile_commit(&csv);
+    hist_outfile_discard(&csv);
     hist_host_pinned_free(in.input);
     free(in.expected);
     if (s != HIST_OK) {
-        fprintf(stderr, "%s: %s\n", argv[0], hist_last_error());
+        fprintf(stderr, "bigger: %s\n", hist_last_error());
         return hist_exit_code(s);
     }
     return wrong ? 1 : 0;

@@ -48,7 +48,7 @@
 
 /** @brief Day 06's final kernel: zero the output (or add to it), then count, on @p stream. */
 extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
-                                          uint64_t *d_stamps, uint32_t *blocks);
+                                          uint32_t *blocks);
 /** @brief Why day 06's final kernel cannot run a problem on a GPU (its shared memory), or NULL. */
 extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev);
 /** @brief Day 06's final kernel's plan on @p dev (day06_roofline/final.cu). */
@@ -105,8 +105,9 @@ static void release_all(void) {
     gpus_made = 0;
 }
 
-/* Make GPUs 0 .. n-1 usable (streams, events, their properties); the current device is kept. */
-static hist_status make_gpus(int n) {
+/* Make GPUs 0 .. n-1 usable (streams, events, their properties, each emulated as the caller's
+   GPU is); the current device is kept. */
+static hist_status make_gpus(int n, const hist_emulation *emulation) {
     if (gpus_made >= n)
         return HIST_OK;
     if (gpus_made == 0)
@@ -116,7 +117,7 @@ static hist_status make_gpus(int n) {
     for (; gpus_made < n; ++gpus_made) {
         gpu_state *g = &gpus[gpus_made];
         memset(g, 0, sizeof *g);
-        hist_status s = hist_device_read(gpus_made, &g->dev); /* emulated limits too */
+        hist_status s = hist_device_read(gpus_made, emulation, &g->dev);
         if (s != HIST_OK)
             return s;
         HIST_CUDA_TRY(cudaSetDevice(gpus_made));
@@ -171,7 +172,7 @@ static hist_status run_pipeline(const hist_args *a, enqueue_fn enqueue) {
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
     HIST_CUDA_TRY(cudaSetDevice(a->device->ordinal));
-    hist_status s = make_gpus(a->device->ordinal + 1);
+    hist_status s = make_gpus(a->device->ordinal + 1, &a->device->emulation);
     gpu_state *g = &gpus[a->device->ordinal];
     if (s == HIST_OK)
         s = enqueue(g, a->problem, a->samples);
@@ -202,7 +203,7 @@ static hist_status enqueue_whole(gpu_state *g, const hist_problem *p, const uint
                                       g->streams[0]));
     const hist_args on_gpu = {p, g->d_in, g->d_hist, NULL, &g->dev, 1};
     uint32_t blocks;
-    return day06_final_launch(&on_gpu, 1, g->streams[0], NULL, &blocks);
+    return day06_final_launch(&on_gpu, 1, g->streams[0], &blocks);
 }
 
 /**
@@ -297,7 +298,7 @@ static hist_status count_chunk(gpu_state *g, const hist_problem *p, const pipe_c
     const hist_problem chunk = {ch->rows, p->channels, p->binning};
     const hist_args on_gpu = {&chunk, ch->d_chunk, g->d_hist, NULL, &g->dev, 1};
     uint32_t blocks;
-    return day06_final_launch(&on_gpu, 0, stream, NULL, &blocks);
+    return day06_final_launch(&on_gpu, 0, stream, &blocks);
 }
 
 /**
@@ -469,8 +470,8 @@ static int visible_gpus(void) {
 }
 
 /**
- * @brief Step 5 on GPUs 0 .. @p n-1: the rows split into @p n nearly equal shares (share i is
- *        rows `[rows * i / n, rows * (i + 1) / n)`), each GPU running step 4's pipeline on its
+ * @brief Step 5 on GPUs 0 .. @p n-1: the rows split into @p n nearly equal shares
+ *        (hist_share()), each GPU running step 4's pipeline on its
  *        share, then one all-reduce and GPU 0's histogram back. For `make gpus` (gpus.cu) too.
  * @param a the call's arguments (host pointers, the input pinned)
  * @param n how many GPUs, 1 .. visible
@@ -487,12 +488,13 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
     const uint64_t counters = hist_counters(p);
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
-    hist_status s = make_gpus(n);
+    hist_status s = make_gpus(n, &a->device->emulation);
     if (s == HIST_OK)
         s = make_comms(n);
     for (int i = 0; i < n && s == HIST_OK; ++i) { /* queue every GPU's share, waiting for none */
-        const uint64_t first = p->rows * i / n, last = p->rows * (i + 1) / n;
-        const hist_problem share = {last - first, p->channels, p->binning};
+        uint64_t first = 0;
+        const hist_problem share = {hist_share(p->rows, (uint64_t)n, (uint64_t)i, &first),
+                                    p->channels, p->binning};
         if (cudaSetDevice(i) != cudaSuccess)
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
         else
@@ -687,6 +689,7 @@ static hist_status peer_all_reduce(int n, uint64_t counters) {
  *        `gpu_hist`, the next step would use it); the call returns when every GPU is done.
  *        Two ways to sum, compared in the README: NCCL's all-reduce (@p peer 0), or each GPU
  *        reading the others' histograms over NVLink in one kernel (@p peer 1, no NCCL needed).
+ * @param first GPU 0, as the program opened it (the others are opened alike)
  * @param n how many GPUs (0 .. n-1)
  * @param d_samples each GPU's input, on that GPU
  * @param p the shape of each GPU's input
@@ -695,8 +698,9 @@ static hist_status peer_all_reduce(int n, uint64_t counters) {
  * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED (NCCL not built, or no peer
  *         access between two of the GPUs)
  */
-extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_samples,
-                                           const hist_problem *p, uint32_t *h_hist, int peer) {
+extern "C" hist_status day07_gpus_resident(const hist_device *first, int n,
+                                           const uint8_t *const *d_samples, const hist_problem *p,
+                                           uint32_t *h_hist, int peer) {
 #ifndef HIST_HAVE_NCCL
     if (!peer)
         return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
@@ -707,7 +711,7 @@ extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_sample
     const size_t hist_bytes = at_least_16(counters * sizeof(uint32_t));
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
-    hist_status s = make_gpus(n);
+    hist_status s = make_gpus(n, &first->emulation);
 #ifdef HIST_HAVE_NCCL
     if (s == HIST_OK && !peer)
         s = make_comms(n);
@@ -725,7 +729,7 @@ extern "C" hist_status day07_gpus_resident(int n, const uint8_t *const *d_sample
         const hist_args on_gpu = {p, d_samples[i], gpus[i].d_hist, NULL, &gpus[i].dev, 1};
         uint32_t blocks;
         if (s == HIST_OK)
-            s = day06_final_launch(&on_gpu, 1, gpus[i].streams[0], NULL, &blocks);
+            s = day06_final_launch(&on_gpu, 1, gpus[i].streams[0], &blocks);
     }
     if (peer) {
         if (s == HIST_OK)
@@ -785,26 +789,68 @@ HIST_DECLARE_REGISTRY(day07);
 
 /** @brief The lesson's registry: one entry per step, in the lesson's order. */
 const hist_impl day07_impls[] = {
-    {"pipe_pageable", "day07_scale", HIST_HOST_INPUT,
-     "pageable input: one copy of everything, then day 06's kernel",
-     "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0, 0, HIST_ROOF_BOUND, day06_final_plan},
-    {"pipe_pinned", "day07_scale", HIST_PINNED_INPUT,
-     "pinned input: the same code, the copy at the link's speed",
-     "any problem whose input fits in half the GPU's memory", whole_unsupported, NULL,
-     run_copy_then_count, 0.90, 0, HIST_ROOF_BOUND, day06_final_plan},
-    {"pipe_streams", "day07_scale", HIST_PINNED_INPUT,
-     "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
-     "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_streams,
-     1 / 1.05, 0, HIST_ROOF_BOUND, day06_final_plan},
-    {"pipe_copy_stream", "day07_scale", HIST_PINNED_INPUT,
-     "the same chunks: all copies on one stream, all counts on another, events between",
-     "any problem (only three chunks live on the GPU)", streams_unsupported, NULL, run_copy_stream,
-     1 / 1.05, 0, HIST_ROOF_BOUND, day06_final_plan},
-    {"gpus_nccl", "day07_scale", HIST_PINNED_INPUT,
-     "every visible GPU pipelines its share of the rows; NCCL all-reduce",
-     "any problem; built only with NCCL", gpus_unsupported, NULL, run_gpus, 0.90, 0,
-     HIST_ROOF_BOUND, day06_final_plan},
+    {
+        .name = "pipe_pageable",
+        .lesson = "day07_scale",
+        .where = HIST_HOST_INPUT,
+        .summary = "pageable input: one copy of everything, then day 06's kernel",
+        .constraints = "any problem whose input fits in half the GPU's memory",
+        .unsupported = whole_unsupported,
+        .run = run_copy_then_count,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+        .plan = day06_final_plan,
+    },
+    {
+        .name = "pipe_pinned",
+        .lesson = "day07_scale",
+        .where = HIST_PINNED_INPUT,
+        .summary = "pinned input: the same code, the copy at the link's speed",
+        .constraints = "any problem whose input fits in half the GPU's memory",
+        .unsupported = whole_unsupported,
+        .run = run_copy_then_count,
+        .target = 0.90,
+        .roof = HIST_ROOF_BOUND,
+        .plan = day06_final_plan,
+    },
+    {
+        .name = "pipe_streams",
+        .lesson = "day07_scale",
+        .where = HIST_PINNED_INPUT,
+        .summary =
+            "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
+        .constraints = "any problem (only three chunks live on the GPU)",
+        .unsupported = streams_unsupported,
+        .run = run_streams,
+        .target = 1 / 1.05, /* within 5% of the pinned-copy floor: every count hidden */
+        .roof = HIST_ROOF_BOUND,
+        .plan = day06_final_plan,
+    },
+    {
+        .name = "pipe_copy_stream",
+        .lesson = "day07_scale",
+        .where = HIST_PINNED_INPUT,
+        .summary =
+            "the same chunks: all copies on one stream, all counts on another, events between",
+        .constraints = "any problem (only three chunks live on the GPU)",
+        .unsupported = streams_unsupported,
+        .run = run_copy_stream,
+        .target = 1 / 1.05, /* within 5% of the pinned-copy floor: every count hidden */
+        .roof = HIST_ROOF_BOUND,
+        .plan = day06_final_plan,
+    },
+    {
+        .name = "gpus_nccl",
+        .lesson = "day07_scale",
+        .where = HIST_PINNED_INPUT,
+        .summary = "every visible GPU pipelines its share of the rows; NCCL all-reduce",
+        .constraints = "any problem; built only with NCCL",
+        .unsupported = gpus_unsupported,
+        .run = run_gpus,
+        .target = 0.90,
+        .roof = HIST_ROOF_BOUND,
+        .plan = day06_final_plan,
+    },
 };
 /** @brief How many entries day07_impls holds. */
 const size_t day07_impl_count = sizeof day07_impls / sizeof day07_impls[0];

@@ -10,7 +10,8 @@
 #   lesson    a throwaway lesson folder plugs in with nothing outside it changed; one that breaks
 #             the contract fails with one line naming the folder
 #   architecture  `make check-architecture` passes, and fails on each planted breach of
-#             docs/ARCHITECTURE.md: an upward include, a long function, an unnamed folder
+#             docs/ARCHITECTURE.md: an upward include, a long function, mutable state in
+#             common/, argv read outside common/cli.c, an unnamed folder
 #   offline   CMocka missing and an apt-get that fails first on the PATH: make test stops with exit
 #             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT; the
 #             default build prints one short line per step, V=1 the whole commands
@@ -48,6 +49,13 @@ for check in $checks; do
         sed -i '/#include "runner.h"/d' "$work/c/common/data.c"
         planted "a long function" "too_long"
         cp "$work/c.keep" "$work/c/common/data.c"
+        printf 'static const char *chosen_gpu;\n' >> "$work/c/common/data.c"
+        planted "mutable state in common/ (a pointer to const)" "static 'chosen_gpu' can change"
+        cp "$work/c.keep" "$work/c/common/data.c"
+        cp "$work/c/day07_scale/gpus.cu" "$work/c.keep"
+        printf 'static int own_reps(char **argv) { return atoi(argv[2]); }\n' >> "$work/c/day07_scale/gpus.cu"
+        planted "argv read outside cli.c" "day07_scale/gpus.cu:.*reads the command line itself"
+        cp "$work/c.keep" "$work/c/day07_scale/gpus.cu"
         mkdir "$work/c/extras" && touch "$work/c/extras/file.txt"
         planted "an unnamed folder" "extras/" ;;
     parallel)

@@ -7,6 +7,11 @@
    (the layer table below, which the page shows).
 3. Short functions: no function in common/ longer than 80 lines, none in a lesson folder longer
    than 100, except the seed's kernel that day 05 keeps as it was written.
+4. One command line: no C or CUDA file in common/ or a lesson folder reads `argv` itself
+   (indexes it past argv[0], calls getopt, atoi, atof, or sscanf/strto* on it) except
+   common/cli.c; programs parse with hist_program_options() (common/options.h).
+5. No hidden state in the harness: no `static` variable in common/ that can change (a pointer to
+   const included), except the few listed in STATE_ALLOWED with the reason each must be one.
 
 One line per finding and exit status 1, or one summary line and 0.
 """
@@ -30,6 +35,14 @@ LAYERS = {
 RUNNER = {"runner.c", "runner.h", "report.c", "report.h"}
 LIMITS = {"common": 80, "lessons": 100}
 SEED_KERNEL = ("day05_optimized_h100/optimized.cu", "histogram_optimized_kernel")
+ARGV_READERS = {"common/cli.c"}
+# (file, variable) -> why it must be mutable static state
+STATE_ALLOWED = {
+    ("common/outfile.c", "pending"): "a signal handler can reach only globals",
+    ("common/outfile.c", "handlers_installed"): "the handlers are installed once per process",
+    ("common/status.c", "last_error"): "per thread, as errno is (hist_last_error())",
+    ("common/impl.c", "message"): "per thread, as hist_last_error()'s message is",
+}
 
 
 def tracked():
@@ -171,18 +184,66 @@ def check_lengths(files, findings):
     return count
 
 
+def code_lines(path):
+    """(line number, text) of a C or CUDA file with comments and string literals blanked."""
+    text = open(os.path.join(ROOT, path), errors="replace").read()
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    for n, line in enumerate(text.split("\n"), 1):
+        line = re.sub(r'"(\\.|[^"\\])*"', '""', line.split("//", 1)[0])
+        yield n, line
+
+
+def check_argv(files, findings):
+    """Rule 4: argv read outside common/cli.c."""
+    reads = re.compile(r"\bargv\s*\[\s*(?!0\s*\]|\])|\bgetopt\w*\s*\(|\bato[if]\s*\(|"
+                       r"\b(sscanf|strto\w+)\s*\(\s*argv")
+    count = 0
+    for f in files:
+        if not f.endswith((".c", ".cu")) or f in ARGV_READERS or "/test_" in f:
+            continue
+        if not (f.startswith("common/") or re.match(r"day[0-9][0-9]_", f)):
+            continue
+        count += 1
+        for n, line in code_lines(f):
+            if reads.search(line):
+                findings.append(f"{f}:{n}: reads the command line itself; parse with "
+                                "hist_program_options() (common/options.h) instead")
+    return count
+
+
+def check_state(files, findings):
+    """Rule 5: static variables in common/ that can change."""
+    decl = re.compile(r"^\s*static\s+([^=;(]*?)\b([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)*(=|;)")
+    for f in files:
+        if not f.startswith("common/") or not f.endswith((".c", ".cu", ".h", ".cuh")):
+            continue
+        for n, line in code_lines(f):
+            m = decl.match(line)
+            if not m or "(" in line.split("=")[0]:
+                continue
+            kind, name = m.group(1), m.group(2)
+            fixed = re.search(r"\*\s*const\s*$", kind) if "*" in kind else \
+                re.search(r"\bconst(expr)?\b", kind)
+            if not fixed and (f, name) not in STATE_ALLOWED:
+                findings.append(f"{f}:{n}: static '{name}' can change: state hidden in the "
+                                "harness; pass it as a value (a struct the caller holds)")
+
+
 def main():
     files = tracked()
     findings = []
     folders = check_folders(files, findings)
     arrows = check_includes(files, findings)
     count = check_lengths(files, findings)
+    readers = check_argv(files, findings)
+    check_state(files, findings)
     for f in findings:
         print(f"check-architecture: {f}", file=sys.stderr)
     if findings:
         return 1
     print(f"check-architecture: {folders} folders as {PAGE} names them; {arrows} includes, none "
-          f"upward; {count} functions, none too long")
+          f"upward; {count} functions, none too long; {readers} files, none reading argv; no "
+          "hidden state in common/")
     return 0
 
 

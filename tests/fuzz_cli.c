@@ -20,8 +20,26 @@
 
 /** @brief What --impl may name. */
 static const hist_impl fuzz_impls[] = {
-    {"cpu_a", "fuzz", HIST_HOST, "a", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
-    {"gpu_b", "fuzz", HIST_DEVICE, "b", "any", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
+    {
+        .name = "cpu_a",
+        .lesson = "fuzz",
+        .where = HIST_HOST,
+        .summary = "a",
+        .constraints = "any",
+        .run = NULL,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+    },
+    {
+        .name = "gpu_b",
+        .lesson = "fuzz",
+        .where = HIST_DEVICE,
+        .summary = "b",
+        .constraints = "any",
+        .run = NULL,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+    },
 };
 
 /** @brief Stop the fuzzer with a message: a property of the parser does not hold. */

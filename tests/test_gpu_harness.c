@@ -15,7 +15,7 @@
 static void test_device_detection_never_crashes(void **state) {
     (void)state;
     hist_device dev;
-    hist_status s = hist_device_open(&dev);
+    hist_status s = hist_device_open(NULL, &dev);
     if (s == HIST_OK) {
         assert_true(dev.sm_count > 0);
         assert_true(dev.l2_bytes > 0);
@@ -139,10 +139,10 @@ static void test_emulated_device(void **state) {
     (void)state;
     const hist_device *real;
     TEST_REQUIRE_GPU(real);
-    assert_int_equal(hist_gpu_limits_select("t4", 0), HIST_OK);
+    hist_emulation t4;
+    assert_int_equal(hist_emulation_named("test", "t4", 0, &t4), HIST_OK);
     hist_device dev;
-    const hist_status s = hist_device_open(&dev);
-    hist_gpu_limits_reset();              /* the environment (GPU_LIMITS) decides again */
+    const hist_status s = hist_device_open(&t4, &dev);
     if (real->real_smem_per_sm < 65536) { /* a GPU smaller than a T4 cannot be one */
         assert_int_equal(s, HIST_ERR_USAGE);
         return;
@@ -154,6 +154,7 @@ static void test_emulated_device(void **state) {
     assert_int_equal(dev.smem_per_block_optin, 65536);
     assert_int_equal(dev.cc_major, 7);
     assert_int_equal(dev.real_l2_bytes, real->real_l2_bytes);
+    assert_ptr_equal(dev.emulation.limits, t4.limits); /* the device carries its limits */
     print_message("emulated: %s, %d SMs\n", dev.name, dev.sm_count);
 }
 

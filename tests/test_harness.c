@@ -721,8 +721,26 @@ static void test_gpu_limits_pad_occupancy(void **state) {
 
 static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     static const hist_impl impls[] = {
-        {"alpha", "day00", HIST_HOST, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
-        {"beta", "day00", HIST_DEVICE, "", "", NULL, NULL, NULL, 0, 0, HIST_ROOF_BOUND, NULL},
+        {
+            .name = "alpha",
+            .lesson = "day00",
+            .where = HIST_HOST,
+            .summary = "",
+            .constraints = "",
+            .run = NULL,
+            .target = 0,
+            .roof = HIST_ROOF_BOUND,
+        },
+        {
+            .name = "beta",
+            .lesson = "day00",
+            .where = HIST_DEVICE,
+            .summary = "",
+            .constraints = "",
+            .run = NULL,
+            .target = 0,
+            .roof = HIST_ROOF_BOUND,
+        },
     };
     char *copy[32];
     for (int i = 0; i < argc; ++i)
@@ -742,19 +760,63 @@ static void test_cli_gpu_limits(void **state) {
     assert_int_equal(PARSE(&o, "--gpu-limits", "list"), HIST_OK);
     assert_true(o.list_gpus);
     assert_int_equal(PARSE(&o, "--gpu-limits", "t4", "--keep-sms"), HIST_OK);
-    const hist_gpu_limits *l = NULL;
-    int keep = 0;
-    assert_int_equal(hist_gpu_limits_requested(&l, &keep), HIST_OK);
-    assert_ptr_equal(l, hist_gpu_limits_find("t4"));
-    assert_int_equal(keep, 1);
+    assert_ptr_equal(o.emulation.limits, hist_gpu_limits_find("t4"));
+    assert_int_equal(o.emulation.keep_sms, 1);
     assert_int_equal(PARSE(&o, "--gpu-limits", "none"), HIST_OK);
-    assert_int_equal(hist_gpu_limits_requested(&l, &keep), HIST_OK);
-    assert_null(l);
-    hist_gpu_limits_reset(); /* the environment decides again */
+    assert_null(o.emulation.limits);
     assert_int_equal(PARSE(&o, "--gpu-limits", "gtx480"), HIST_ERR_USAGE);
     assert_non_null(strstr(hist_last_error(), "accepted: t4, a100"));
     assert_int_equal(PARSE(&o, "--keep-sms"), HIST_ERR_USAGE);
     assert_non_null(strstr(hist_last_error(), "only with --gpu-limits"));
+}
+
+/* A program's own options (hist_program): parsed into their targets only when the whole line
+   parses, ranges checked, refused shared options refused, the usage text says both. */
+static void test_cli_program_options(void **state) {
+    (void)state;
+    int max = 16, flag = 0;
+    double gib = 96;
+    const char *path = NULL;
+    const hist_extra_option extra[] = {
+        {.name = "max", .value = "N", .help = "at most", .min = 1, .max = 16, .whole = &max},
+        {.name = "gib", .value = "G", .help = "size", .min = 0.5, .max = 8, .real = &gib},
+        {.name = "path", .value = "P", .help = "a path", .text = &path},
+        {.name = "cpu", .help = "a flag", .flag = &flag},
+    };
+    const hist_program prog = {.name = "prog",
+                               .about = "a test program",
+                               .refused = "input impl",
+                               .extra = extra,
+                               .n_extra = 4,
+                               .reps = 51};
+    hist_options o;
+    char *ok[] = {"prog", "--max", "4", "--gib", "1.5", "--path", "x", "--cpu", NULL};
+    assert_int_equal(hist_parse_program(&prog, 8, ok, &o), HIST_OK);
+    assert_int_equal(max, 4);
+    assert_true(gib == 1.5);
+    assert_string_equal(path, "x");
+    assert_int_equal(flag, 1);
+    assert_int_equal(o.reps, 51); /* the program's default */
+    max = 16;
+    char *bad_range[] = {"prog", "--max", "17", NULL};
+    assert_int_equal(hist_parse_program(&prog, 3, bad_range, &o), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "--max"));
+    char *bad_real[] = {"prog", "--max", "2", "--gib", "3x", NULL};
+    assert_int_equal(hist_parse_program(&prog, 5, bad_real, &o), HIST_ERR_USAGE);
+    assert_int_equal(max, 16); /* nothing written when the line fails */
+    char *refused[] = {"prog", "--input", "a.npy", NULL};
+    assert_int_equal(hist_parse_program(&prog, 3, refused, &o), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "prog does not take this option"));
+    char *reps_text[] = {"prog", "--reps", "3x", NULL};
+    assert_int_equal(hist_parse_program(&prog, 3, reps_text, &o), HIST_ERR_USAGE);
+    char usage[8192] = "";
+    FILE *f = fmemopen(usage, sizeof usage - 1, "w");
+    assert_non_null(f);
+    hist_print_program_usage(f, &prog);
+    fclose(f);
+    assert_non_null(strstr(usage, "--max N"));
+    assert_non_null(strstr(usage, "--rows N"));
+    assert_null(strstr(usage, "--input FILE"));
 }
 
 static void test_cli_defaults_and_overrides(void **state) {
@@ -889,6 +951,7 @@ int main(void) {
         cmocka_unit_test(test_gpu_limits_only_lower),
         cmocka_unit_test(test_gpu_limits_pad_occupancy),
         cmocka_unit_test(test_cli_gpu_limits),
+        cmocka_unit_test(test_cli_program_options),
         cmocka_unit_test(test_cli_defaults_and_overrides),
         cmocka_unit_test(test_cli_rejections),
     };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_limits.h"
 #include "reference.h"
 #include "runner.h"
 
@@ -24,7 +25,9 @@ static char gpu_reason[256];
 const hist_device *test_gpu(void) {
     if (!gpu_probed) {
         gpu_probed = 1;
-        if (hist_device_open(&gpu) != HIST_OK)
+        hist_emulation emulation; /* make's GPU_LIMITS, as the lesson programs get it */
+        if (hist_emulation_from_env(&emulation) != HIST_OK ||
+            hist_device_open(&emulation, &gpu) != HIST_OK)
             snprintf(gpu_reason, sizeof gpu_reason, "%s", hist_last_error());
     }
     return gpu_reason[0] ? NULL : &gpu;

@@ -18,24 +18,28 @@ extern const hist_lesson course_lessons[];
 /** @brief How many lessons (generated). */
 extern const size_t course_lesson_count;
 
+/** @brief The most distinct refusal reasons the page numbers. */
+#define MAX_REASONS 32
+
 /** @brief Distinct refusal reasons, numbered in the order they appear (copies: an unsupported()
  *  may return a buffer that its next call rewrites). */
-#define MAX_REASONS 32
-static char reasons[MAX_REASONS][512];
-static size_t n_reasons;
+typedef struct footnotes {
+    char text[MAX_REASONS][512]; /**< each reason */
+    size_t count;                /**< how many */
+} footnotes;
 
 /* The footnote number of @p why (a new one if unseen). */
-static size_t reason_number(const char *why) {
+static size_t reason_number(footnotes *f, const char *why) {
     const size_t n = strlen(HIST_NOT_ON_GPU);
     if (strncmp(why, HIST_NOT_ON_GPU, n) == 0)
         why += n;
-    for (size_t i = 0; i < n_reasons; ++i)
-        if (strcmp(reasons[i], why) == 0)
+    for (size_t i = 0; i < f->count; ++i)
+        if (strcmp(f->text[i], why) == 0)
             return i + 1;
-    if (n_reasons == MAX_REASONS)
+    if (f->count == MAX_REASONS)
         return 0;
-    snprintf(reasons[n_reasons++], sizeof reasons[0], "%s", why);
-    return n_reasons;
+    snprintf(f->text[f->count++], sizeof f->text[0], "%s", why);
+    return f->count;
 }
 
 static void print_limits(const hist_gpu_limits *t, size_t rows) {
@@ -56,6 +60,7 @@ static void print_limits(const hist_gpu_limits *t, size_t rows) {
 }
 
 static void print_runs(const hist_gpu_limits *t, size_t rows, const hist_problem *p) {
+    footnotes notes = {.count = 0};
     printf("\n### What runs where\n\nEvery GPU implementation of every lesson on the main preset "
            "(%llu x %u, bytes): `runs`, or why not. Day 01 runs on any CPU.\n\n",
            (unsigned long long)p->rows, p->channels);
@@ -77,15 +82,15 @@ static void print_runs(const hist_gpu_limits *t, size_t rows, const hist_problem
                 hist_device_of_limits(&t[g], &dev);
                 const char *why = hist_impl_unsupported(impl, p, &dev);
                 if (why)
-                    printf(" no (%zu) |", reason_number(why));
+                    printf(" no (%zu) |", reason_number(&notes, why));
                 else
                     printf(" runs |");
             }
             printf("\n");
         }
     printf("\nWhy not:\n\n");
-    for (size_t i = 0; i < n_reasons; ++i)
-        printf("%zu. %s\n", i + 1, reasons[i]);
+    for (size_t i = 0; i < notes.count; ++i)
+        printf("%zu. %s\n", i + 1, notes.text[i]);
 }
 
 /* 1 when implementations @p a and @p b choose the same plan on every GPU of the table. */

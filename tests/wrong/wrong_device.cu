@@ -180,11 +180,26 @@ const hist_impl wrong_device_impls[] = {
     WRONG_IMPL("gpu_16_bit_counters", "16-bit counters: right on uniform data only",
                COUNTERS_16_BIT),
     WRONG_IMPL("gpu_racy_increment", "++ instead of atomicAdd", RACY),
-    {"gpu_16_bit_per_block", "tests", HIST_DEVICE,
-     "16-bit counters per block: right while no block counts 65,536 of one bin", "any", NULL, NULL,
-     run_large_count_flaw<BLOCK_16_BIT>, 0, 0, HIST_ROOF_BOUND, NULL},
-    {"gpu_float_counts", "tests", HIST_DEVICE, "float counters: a count stops at 2^24", "any", NULL,
-     NULL, run_large_count_flaw<FLOAT_COUNTS>, 0, 0, HIST_ROOF_BOUND, NULL},
+    {
+        .name = "gpu_16_bit_per_block",
+        .lesson = "tests",
+        .where = HIST_DEVICE,
+        .summary = "16-bit counters per block: right while no block counts 65,536 of one bin",
+        .constraints = "any",
+        .run = run_large_count_flaw<BLOCK_16_BIT>,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+    },
+    {
+        .name = "gpu_float_counts",
+        .lesson = "tests",
+        .where = HIST_DEVICE,
+        .summary = "float counters: a count stops at 2^24",
+        .constraints = "any",
+        .run = run_large_count_flaw<FLOAT_COUNTS>,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+    },
 };
 /** @brief How many entries wrong_device_impls holds. */
 const size_t wrong_device_impl_count = sizeof wrong_device_impls / sizeof wrong_device_impls[0];

@@ -154,8 +154,9 @@ EOF
         file=$out/${tag}_breakdown.txt
         echo "measure: $file"
         # shellcheck disable=SC2086
-        { stamp "$build/day06_roofline/breakdown; ... $C510; ... $C513"
+        { stamp "$build/day06_roofline/breakdown; ... --dist constant; ... $C510; ... $C513"
           "$build/day06_roofline/breakdown"
+          "$build/day06_roofline/breakdown" --dist constant
           "$build/day06_roofline/breakdown" $C510
           "$build/day06_roofline/breakdown" $C513; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
