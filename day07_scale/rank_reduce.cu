@@ -28,6 +28,9 @@
 #endif
 
 const char *const rank_path_names[4] = {"mpi", "nccl", "nccl-allreduce", "peer"};
+const char *const rank_path_how[4] = {"MPI_Reduce of host buffers", "ncclReduce, GPU to GPU",
+                                      "ncclAllReduce, GPU to GPU",
+                                      "peer: rank 0's GPU adds every rank's (CUDA IPC)"};
 
 /* ---- which path: a GPU per rank (peer, NCCL), shared GPUs or none (MPI) ---- */
 
@@ -60,15 +63,18 @@ static void explain_path(rank_place *w, int gpus, int any_gpu, int all_own, int 
         snprintf(w->why, sizeof w->why, "no rank has a GPU%s: day 01's cpu_private counts",
                  w->cpu ? " (--cpu)" : "");
     else if (!all_own)
-        snprintf(w->why, sizeof w->why,
-                 "%d ranks share %d GPU%s on a machine: a GPU per rank is needed to sum on the GPUs",
-                 w->local_size, gpus, gpus == 1 ? "" : "s");
+        snprintf(
+            w->why, sizeof w->why,
+            "%d ranks share %d GPU%s on a machine: a GPU per rank is needed to sum on the GPUs",
+            w->local_size, gpus, gpus == 1 ? "" : "s");
     else if (peer)
-        snprintf(w->why, sizeof w->why, "one machine, a GPU per rank, rank 0's GPU reads the "
-                                        "others'");
+        snprintf(w->why, sizeof w->why,
+                 "one machine, a GPU per rank, rank 0's GPU reads the "
+                 "others'");
     else
         snprintf(w->why, sizeof w->why, "%s%s", apart,
-                 built ? ": NCCL between them" : ", and built without NCCL (make nccl-info DAY=07)");
+                 built ? ": NCCL between them"
+                       : ", and built without NCCL (make nccl-info DAY=07)");
 }
 
 hist_status rank_choose_path(rank_reduce *red, rank_place *w, const char *asked) {
@@ -201,11 +207,10 @@ hist_status rank_reduce_once(rank_reduce *r) {
     if (r->path == PATH_NCCL || r->path == PATH_NCCL_ALL) {
         /* in place: rank 0's own counts become the sum (no copy of them first) */
         const ncclComm_t comm = (ncclComm_t)r->comm;
-        ncclResult_t e = r->path == PATH_NCCL
-                             ? ncclReduce(r->d_hist, r->d_hist, r->counters, ncclUint32, ncclSum, 0,
-                                          comm, r->stream)
-                             : ncclAllReduce(r->d_hist, r->d_hist, r->counters, ncclUint32,
-                                             ncclSum, comm, r->stream);
+        ncclResult_t e = r->path == PATH_NCCL ? ncclReduce(r->d_hist, r->d_hist, r->counters,
+                                                           ncclUint32, ncclSum, 0, comm, r->stream)
+                                              : ncclAllReduce(r->d_hist, r->d_hist, r->counters,
+                                                              ncclUint32, ncclSum, comm, r->stream);
         if (e != ncclSuccess)
             return hist_fail(HIST_ERR_CUDA, "%s: %s", rank_path_names[r->path],
                              ncclGetErrorString(e));
@@ -213,8 +218,8 @@ hist_status rank_reduce_once(rank_reduce *r) {
     }
 #endif
     if (r->on_gpu)
-        HIST_CUDA_TRY(cudaMemcpy(r->hist, r->d_hist, r->counters * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToHost));
+        HIST_CUDA_TRY(
+            cudaMemcpy(r->hist, r->d_hist, r->counters * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     if (MPI_Reduce(r->hist, r->sum, (int)r->counters, MPI_UINT32_T, MPI_SUM, 0, MPI_COMM_WORLD) !=
         MPI_SUCCESS)
         return hist_fail(HIST_ERR_IO, "MPI_Reduce failed");
@@ -230,8 +235,8 @@ hist_status rank_reduce_result(rank_reduce *r) {
             return hist_fail(HIST_ERR_CUDA, "rank %u's count was not signalled within 10 s", late);
     }
     if (r->path != PATH_MPI)
-        HIST_CUDA_TRY(cudaMemcpy(r->sum, r->d_hist, r->counters * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToHost));
+        HIST_CUDA_TRY(
+            cudaMemcpy(r->sum, r->d_hist, r->counters * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     return HIST_OK;
 }
 

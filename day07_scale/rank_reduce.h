@@ -21,20 +21,22 @@ typedef enum reduce_path {
 
 /** @brief `--path` values, in reduce_path's order. */
 extern const char *const rank_path_names[4];
+/** @brief What each path is, in words, in reduce_path's order (the report's first line). */
+extern const char *const rank_path_how[4];
 
 /** @brief Ranks the peer path sums at most (day07_add_histograms()' limit). */
 #define PEERS_MAX DAY07_ADD_MAX
 
 /** @brief One rank's part of the reduce. */
 typedef struct rank_reduce {
-    reduce_path path;    /**< how */
-    int rank;            /**< this rank */
-    int size;            /**< how many ranks */
-    uint64_t counters;   /**< channels x bins */
-    int on_gpu;          /**< 1: the counts are on this rank's GPU */
-    uint32_t *d_hist;    /**< the counts on the GPU; rank 0's: the sum, after NCCL or the peer add */
-    uint32_t *hist;      /**< the counts on the host (MPI path) */
-    uint32_t *sum;       /**< rank 0: the sum on the host (MPI path) */
+    reduce_path path;  /**< how */
+    int rank;          /**< this rank */
+    int size;          /**< how many ranks */
+    uint64_t counters; /**< channels x bins */
+    int on_gpu;        /**< 1: the counts are on this rank's GPU */
+    uint32_t *d_hist;  /**< the counts on the GPU; rank 0's: the sum, after NCCL or the peer add */
+    uint32_t *hist;    /**< the counts on the host (MPI path) */
+    uint32_t *sum;     /**< rank 0: the sum on the host (MPI path) */
     cudaStream_t stream; /**< the reduce's stream (it waits for the default stream's count) */
     void *comm;          /**< NCCL's communicator (ncclComm_t), or NULL */
     uint32_t *d_flags;   /**< peer path: rank 0's flag words (one per rank, then "late") */

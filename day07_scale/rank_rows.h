@@ -16,18 +16,18 @@ extern "C" {
 
 /** @brief One rank's rows: where they come from, their shape, and the bytes once read. */
 typedef struct rank_rows {
-    const char *shards;    /**< `--shards`, or NULL */
-    char input_text[48];   /**< "generated", "one file", "N shards" */
-    hist_problem whole;    /**< the whole dataset's shape and binning */
-    hist_problem mine;     /**< this rank's rows */
-    uint64_t first_row;    /**< its first row in the whole (file or generated input) */
-    glob_t files;          /**< `--shards`: every shard, in order */
-    size_t file_first;     /**< this rank's first shard */
-    size_t file_count;     /**< this rank's shards */
-    uint8_t *samples;      /**< this rank's rows (host), once read */
-    size_t samples_bytes;  /**< their allocation (whole huge pages) */
-    double alloc_us;       /**< the allocation's time (every page made) */
-    double read_us;        /**< the read's (or the generation's) time */
+    const char *shards;   /**< `--shards`, or NULL */
+    char input_text[48];  /**< "generated", "one file", "N shards" */
+    hist_problem whole;   /**< the whole dataset's shape and binning */
+    hist_problem mine;    /**< this rank's rows */
+    uint64_t first_row;   /**< its first row in the whole (file or generated input) */
+    glob_t files;         /**< `--shards`: every shard, in order */
+    size_t file_first;    /**< this rank's first shard */
+    size_t file_count;    /**< this rank's shards */
+    uint8_t *samples;     /**< this rank's rows (host), once read */
+    size_t samples_bytes; /**< their allocation (whole huge pages) */
+    double alloc_us;      /**< the allocation's time (every page made) */
+    double read_us;       /**< the read's (or the generation's) time */
 } rank_rows;
 
 /**

@@ -40,8 +40,7 @@ extern "C" const char hist_course_commit[];
 HIST_DECLARE_REGISTRY(day01);
 HIST_DECLARE_REGISTRY(day06);
 
-/** @brief The longest message a rank sends rank 0 about its failure. */
-#define RANK_MSG 400
+#define RANK_MSG 400 /**< the longest message a rank sends rank 0 about its failure */
 
 /** @brief What timed_once() times, in the order measure() times them: the job last, so that its
  *  last repetition leaves the sum on rank 0 (check()). */
@@ -325,9 +324,10 @@ static void print_report(const job *j) {
     char cpu[48], path[48];
     snprintf(cpu, sizeof cpu, "the CPU (%d thread%s a rank)", j->args.threads,
              j->args.threads == 1 ? "" : "s");
-    printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s)\n", j->size, j->at.machines,
-           j->at.machines == 1 ? "" : "s", j->impl->name, j->at.gpu >= 0 ? j->dev.name : cpu,
-           path_text(j, path, sizeof path), j->at.why);
+    printf("ranks: %d on %d machine%s; count: %s on %s; reduce: %s (%s; path %s)\n", j->size,
+           j->at.machines, j->at.machines == 1 ? "" : "s", j->impl->name,
+           j->at.gpu >= 0 ? j->dev.name : cpu, rank_path_how[j->red.path], j->at.why,
+           path_text(j, path, sizeof path));
     const double mib = (double)hist_samples(&j->rows.whole) / (1 << 20);
     printf("data: %s, %llu x %u (%.1f MiB), about %.1f MiB per rank; memory for it made in "
            "%.1f ms (the slowest rank)\n",
