@@ -77,7 +77,7 @@ template <int CH>
 __device__ __forceinline__ void count_rows(const uint32_t *__restrict__ p, size_t stride,
                                            uint64_t n, uint32_t *s_lane, uint32_t q) {
     r6_double_buffered<R6_UNROLL>(
-        p, stride, p + n * stride, [](const uint32_t *at) { return load_word(at); },
+        0, 1, n, [&](uint64_t k) { return load_word(p + k * stride); },
         [&](uint32_t v) { count_word<CH>(v, s_lane, q); }, [](uint64_t) {});
 }
 

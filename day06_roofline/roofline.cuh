@@ -126,39 +126,39 @@ __device__ __forceinline__ void r6_overlap(T (&cur)[N], Load load, Count count) 
 }
 
 /**
- * @brief One lane's values from @p p up to @p end, @p N loads in flight, double buffered
- *        (r6_overlap()): whole batches, then the rest (fewer than @p N) one at a time.
+ * @brief One lane's values at indices @p r, @p r + @p step, ... below @p end, @p N loads in
+ *        flight, double buffered (r6_overlap()): whole batches, then the rest (fewer than @p N)
+ *        one at a time.
  * @tparam N loads per batch
- * @param p where the lane's first value is
- * @param stride elements from one of the lane's values to its next
- * @param end where the lane's values end (its first value past them, or any address before that)
- * @param load load(q): the value at q
+ * @param r the lane's first index (a row)
+ * @param step from one of the lane's indices to its next
+ * @param end the first index past the lane's
+ * @param load load(i): the value at index i
  * @param count count(v): count one loaded value
- * @param ahead ahead(k): called before the batch from the lane's k-th value is loaded (step 3
- *        prefetches there)
+ * @param ahead ahead(i): called before the batch from index i is loaded (step 3 prefetches there)
  */
-template <int N, typename T, typename Load, typename Count, typename Ahead>
-__device__ __forceinline__ void r6_double_buffered(const T *p, size_t stride, const T *end,
+template <int N, typename Load, typename Count, typename Ahead>
+__device__ __forceinline__ void r6_double_buffered(uint64_t r, uint64_t step, uint64_t end,
                                                    Load load, Count count, Ahead ahead) {
-    typedef decltype(load(p)) V;
-    if (p + (N - 1) * stride < end) {
+    typedef decltype(load(r)) V;
+    if (r + (N - 1) * step < end) {
         V cur[N];
 #pragma unroll
         for (int u = 0; u < N; ++u)
-            cur[u] = load(p + u * stride);
-        p += N * stride;
-        for (uint64_t k = N; p + (N - 1) * stride < end; k += N) {
-            ahead(k);
+            cur[u] = load(r + u * step);
+        r += N * step;
+        while (r + (N - 1) * step < end) {
+            ahead(r);
             r6_overlap(
-                cur, [&](int u) { return load(p + u * stride); }, count);
-            p += N * stride;
+                cur, [&](int u) { return load(r + u * step); }, count);
+            r += N * step;
         }
 #pragma unroll
         for (int u = 0; u < N; ++u)
             count(cur[u]);
     }
-    for (; p < end; p += stride)
-        count(load(p));
+    for (; r < end; r += step)
+        count(load(r));
 }
 
 /* ---- the lesson's entries (registry.cu lists them) ---- */

@@ -267,13 +267,12 @@ __global__ void __launch_bounds__(R6_THREADS, 1)
                 prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share,
                                  share, r1, channels);
         r6_double_buffered<UNROLL>(
-            column + r * row_stride, step * row_stride, column + r1 * row_stride,
-            [](const load_type *at) { return *at; },
+            r, step, r1, [&](uint64_t row) { return column[row * row_stride]; },
             [&](const load_type &v) { count_load<CH>(v, s_base, row_in_warp, word_slot); },
-            [&](uint64_t k) {
+            [&](uint64_t next) {
                 if (PREFETCH > 0 && threadIdx.x == 0) /* the batch PREFETCH - 1 after the next */
                     prefetch_rows_l2(d_samples,
-                                     r + k * step +
+                                     next +
                                          (uint64_t)(PREFETCH > 0 ? PREFETCH - 1 : 0) * batch_rows +
                                          blockIdx.x * share,
                                      share, rows, channels);
