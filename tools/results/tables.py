@@ -146,8 +146,7 @@ def rewrite(page, text, code_only=False):
             raise Error(f"line {i + 1}: {e}")
         note = stale.stale_line(page, names) if names else None
         out += [line] + body + (["", source_line(page, names)] if names else [])
-        # the instructor's notes on the data (stale, a record): not in the student edition
-        out += (["<!-- instructor -->", note, "<!-- /instructor -->"] if note else []) + [END]
+        out += ([note] if note else []) + [END]
         i = j + 1
     text = "\n".join(out)
     if code_only:

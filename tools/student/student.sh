@@ -102,9 +102,12 @@ strip_regions() {
 # A page as the student edition shows it: the lines between "<!-- instructor -->" and
 # "<!-- /instructor -->" left out (answers, measurements of an exercise, the instructor's tools),
 # the lines between "<!-- student" and "-->" kept without the two marker lines (text for the
-# student edition only, a comment in the instructor edition). Exit status 3 on a block left open.
+# student edition only, a comment in the instructor edition), and the instructor's notes on the
+# data that make tables writes under a table (a stale measurement's line, a record of another
+# GPU or version) left out. Exit status 3 on a block left open.
 edition_text() {
     awk -v file="$1" '
+    /^\*(Stale: |A record: )/ || /^\*[^*]*: a record of the version tried at / { next }
     /^<!-- instructor -->[ \t]*$/ { if (mode) bad = 1; mode = "i"; begin = NR; next }
     /^<!-- \/instructor -->[ \t]*$/ { if (mode != "i") bad = 1; mode = ""; next }
     /^<!-- student[ \t]*$/ { if (mode) bad = 1; mode = "s"; begin = NR; next }
