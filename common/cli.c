@@ -166,7 +166,7 @@ void hist_print_program_usage(FILE *f, const hist_program *prog) {
         }
 }
 
-/* The runner's description of itself. */
+/** @brief The runner's description of itself, the first lines of its usage text. */
 #define RUNNER_ABOUT                                                                               \
     "Per-channel histograms of a [rows, channels] uint8 array: runs, times and checks\n"           \
     "every implementation of this program against the CPU reference."

@@ -22,9 +22,13 @@
 #include "options.h"
 
 /* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
-   launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is. */
+   launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is;
+   final.cu's entry points are left out of this copy. The notes document final.cu once, as the
+   registry's build has it (the cond block hides this copy from them). */
+/** @cond BREAKDOWN_COPY */
 #define DAY06_BREAKDOWN_BUILD
 #include "final.cu"
+/** @endcond */
 
 /** @brief The phases each block stamps (final.cu's stamp_at). */
 #define BREAKDOWN_STAMPS STAMPS

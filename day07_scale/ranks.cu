@@ -48,7 +48,8 @@ enum timed_what { TIME_REDUCE, TIME_COUNT_AS_JOB, TIME_JOB };
 
 /** @brief What this rank is, has and measured. */
 typedef struct job {
-    int rank, size;                 /**< this rank, and how many */
+    /** this rank (`rank`), and how many (`size`) */
+    int rank, size;                 /**< how many ranks (`size`) */
     hist_options o;                 /**< the options */
     const char *path_opt;           /**< `--path`: auto, peer, nccl, nccl-allreduce or mpi */
     rank_place at;                  /**< where it runs: machine, GPU, and so the path */
