@@ -67,18 +67,19 @@ typedef struct gpu_state {
     hist_device dev;                          /**< the GPU */
     cudaStream_t streams[PIPE_STREAMS];       /**< the pipeline's streams */
     cudaEvent_t events[2 * PIPE_STREAMS + 1]; /**< per stream or buffer, twice, and "zeroed" */
-    uint8_t *d_in;       /**< the whole input (steps 1-2) or the chunk buffers */
-    size_t in_bytes;     /**< its size */
-    uint32_t *d_hist;    /**< this GPU's histogram */
-    size_t hist_bytes;   /**< its size */
-    uint32_t *d_sum;     /**< the sum of every GPU's histogram (the peer all-reduce's result) */
-    size_t sum_bytes;    /**< its size */
-    cudaEvent_t counted; /**< recorded after this GPU's count (the peers wait for it) */
+    uint8_t *d_in;     /**< the whole input (steps 1-2) or the chunk buffers */
+    size_t in_bytes;   /**< its size */
+    uint32_t *d_hist;  /**< this GPU's histogram */
+    size_t hist_bytes; /**< its size */
+    uint32_t *d_sum;   /**< the sum of every GPU's histogram (the peer all-reduce's result) */
+    size_t sum_bytes;  /**< its size */
+    uint32_t *d_flags; /**< the peer add's: a word per GPU ("counted sum k"), then "late" */
 } gpu_state;
 
 static gpu_state gpus[PIPE_MAX_GPUS];
-static int gpus_made;     /* how many of gpus[] hold streams and events */
-static int peers_enabled; /* GPUs 0 .. peers_enabled-1 read each other's memory */
+static int gpus_made;      /* how many of gpus[] hold streams and events */
+static int peers_enabled;  /* GPUs 0 .. peers_enabled-1 read each other's memory */
+static uint32_t peer_sums; /* the peer adds so far (each one's flags say its number) */
 #ifdef HIST_HAVE_NCCL
 static ncclComm_t comms[PIPE_MAX_GPUS];
 static int comm_count; /* GPUs of the communicator (0: none yet) */
@@ -97,7 +98,7 @@ static void release_all(void) {
             cudaStreamDestroy(gpus[i].streams[s]);
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             cudaEventDestroy(gpus[i].events[e]);
-        cudaEventDestroy(gpus[i].counted);
+        cudaFree(gpus[i].d_flags);
         cudaFree(gpus[i].d_in);
         cudaFree(gpus[i].d_hist);
         cudaFree(gpus[i].d_sum);
@@ -125,7 +126,8 @@ static hist_status make_gpus(int n, const hist_emulation *emulation) {
             HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->events[e], cudaEventDisableTiming));
-        HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->counted, cudaEventDisableTiming));
+        HIST_CUDA_TRY(cudaMalloc((void **)&g->d_flags, (DAY07_ADD_MAX + 1) * sizeof(uint32_t)));
+        HIST_CUDA_TRY(cudaMemset(g->d_flags, 0, (DAY07_ADD_MAX + 1) * sizeof(uint32_t)));
     }
     HIST_CUDA_TRY(cudaSetDevice(caller));
     return HIST_OK;
@@ -517,20 +519,28 @@ typedef struct day07_histograms {
     int n;                               /**< how many */
 } day07_histograms;
 
-/** @brief Thread 0 of each block: wait until every input g >= 1 has said (flag >= seq, read with
- *  acquire semantics at system scope, so that its histogram's writes are seen) or 10 s pass.
- *  @param w the flags, the sum's number and where to say which input was late
+/** @brief Thread 0 of each block: say at every `w.tell` word that this GPU's count is done
+ *  (release at system scope: the count's writes are seen by whoever acquires the word; every
+ *  block says it, so that no block waits on one that has not started), then wait until every
+ *  input g but `w.self` has said so (flag >= seq) or 10 s pass. The flags are polled with
+ *  relaxed loads, then one fence makes the last of them an acquire.
+ *  @param w the words to tell, the flags, the sum's number and where to say which input was late
  *  @param n inputs @return 1 if every flag came */
 __device__ bool wait_for_inputs(const day07_wait w, int n) {
     __shared__ int ok;
     if (threadIdx.x == 0) {
+        for (int t = 0; t < w.n_tell; ++t)
+            asm volatile("st.release.sys.global.u32 [%0], %1;"
+                         :
+                         : "l"(w.tell[t]), "r"(w.seq)
+                         : "memory");
         ok = 1;
         uint64_t start, now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-        for (int g = 1; g < n && ok; ++g)
-            for (;;) {
+        for (int g = 0; g < n && ok; ++g)
+            while (g != w.self) {
                 uint32_t v;
-                asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
+                asm volatile("ld.relaxed.sys.global.u32 %0, [%1];"
                              : "=r"(v)
                              : "l"(w.flags + g)
                              : "memory");
@@ -542,8 +552,8 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
                     ok = 0;
                     break;
                 }
-                __nanosleep(200);
             }
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
     }
     __syncthreads();
     return ok;
@@ -586,7 +596,8 @@ __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
 /**
  * @brief Queue `out = hists[0] + ... + hists[n-1]` on @p stream of the current GPU: one kernel
  *        that reads every histogram where it lies (peers' over NVLink); with @p wait, the kernel
- *        first waits for each input g >= 1 to have signalled (day07_signal()). Every pointer must
+ *        first says at `wait->tell` that this GPU's count is done, then waits for every input
+ *        but `wait->self` to have said so (day07_signal(), or its own sum). Every pointer must
  *        be readable from the current GPU and 16-byte aligned (cudaMalloc's are).
  * @param out the sum (may be hists[k])
  * @param hists the histograms, @p n of them (1 .. DAY07_ADD_MAX)
@@ -660,22 +671,28 @@ static hist_status enable_peers(int n) {
     return HIST_OK;
 }
 
-/* After every GPU's count is queued on its stream 0: each GPU waits for every other's count and
-   adds all n histograms into its d_sum (every GPU holds the sum, as after an all-reduce). */
+/* After every GPU's count is queued on its stream 0: each GPU's add kernel says at every other
+   GPU that its count is done, waits until every other GPU has said so, and adds all n
+   histograms into its d_sum (every GPU holds the sum, as after an all-reduce). No host and no
+   event between the GPUs: the flags are words in GPU memory, written over NVLink. */
 static hist_status peer_all_reduce(int n, uint64_t counters) {
     const uint32_t *hists[PIPE_MAX_GPUS];
-    for (int g = 0; g < n; ++g) {
+    for (int g = 0; g < n; ++g)
         hists[g] = gpus[g].d_hist;
-        HIST_CUDA_TRY(cudaSetDevice(g));
-        HIST_CUDA_TRY(cudaEventRecord(gpus[g].counted, gpus[g].streams[0]));
-    }
+    const uint32_t seq = ++peer_sums;
     for (int g = 0; g < n; ++g) {
         HIST_CUDA_TRY(cudaSetDevice(g));
+        day07_wait w;
+        memset(&w, 0, sizeof w);
+        w.flags = gpus[g].d_flags;
+        w.self = g;
+        w.seq = seq;
+        w.late = gpus[g].d_flags + DAY07_ADD_MAX;
         for (int other = 0; other < n; ++other)
             if (other != g)
-                HIST_CUDA_TRY(cudaStreamWaitEvent(gpus[g].streams[0], gpus[other].counted, 0));
+                w.tell[w.n_tell++] = gpus[other].d_flags + g;
         hist_status s =
-            day07_add_histograms(gpus[g].d_sum, hists, n, counters, NULL, gpus[g].streams[0]);
+            day07_add_histograms(gpus[g].d_sum, hists, n, counters, &w, gpus[g].streams[0]);
         if (s != HIST_OK)
             return s;
     }

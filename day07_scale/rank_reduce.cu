@@ -190,8 +190,8 @@ hist_status rank_reduce_setup(rank_reduce *r) {
 
 hist_status rank_reduce_once(rank_reduce *r) {
     if (r->path == PATH_PEER) {
-        /* queued behind the count (r->stream waits for the default stream), no host between the
-           GPUs: each rank's GPU says "sum r->seq counted"; rank 0's GPU waits for all, then adds.
+        /* queued behind the count on its stream, no host between the GPUs: each rank's GPU says
+           "sum r->seq counted"; rank 0's GPU waits for all, then adds.
            Rank 0's counts become the sum; the others' are read until rank 0's kernel ends, and no
            rank counts again before the next barrier, which rank 0 reaches after it. */
         const uint32_t seq = ++r->seq;
@@ -199,7 +199,11 @@ hist_status rank_reduce_once(rank_reduce *r) {
             return day07_signal(r->d_flags + r->rank, seq, r->stream);
         if (r->size == 1)
             return HIST_OK;
-        const day07_wait wait = {r->d_flags, seq, r->d_flags + PEERS_MAX};
+        day07_wait wait;
+        memset(&wait, 0, sizeof wait);
+        wait.flags = r->d_flags;
+        wait.seq = seq;
+        wait.late = r->d_flags + PEERS_MAX;
         return day07_add_histograms(r->d_hist, r->peer_hist, r->size, r->counters, &wait,
                                     r->stream);
     }

@@ -14,9 +14,9 @@
  *
  * Times (median of `--reps` after `--warmup`, the slowest rank's): the count, as the runner takes
  * it (on a GPU with events, its L2 flushed); then on the host clock (hist_time_calls()), all ranks
- * started together by a barrier, until the last one is done: the reduce alone, the count alone
- * and the job (count then reduce); the reduce's share of the job is the job less the count timed
- * the same way. `--csv FILE` adds a row.
+ * started together by a barrier, until the last one is done: the reduce alone, then the count
+ * alone and the job (count then reduce) in turns; the reduce's cost in the job is the median of
+ * each job less the count timed just before it. `--csv FILE` adds a row.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -66,6 +66,7 @@ typedef struct job {
     enum timed_what what;           /**< what timed_once() times now */
     hist_stats count;               /**< the count: the slowest rank's median */
     hist_stats timed[TIME_JOB + 1]; /**< the reduce alone, the count as the job, the job */
+    double in_job;                  /**< the reduce's cost in the job: the pairs' median */
 } job;
 
 /* ---- agreeing on failures ---- */
@@ -219,7 +220,7 @@ static hist_status setup_count(job *j) {
     HIST_CUDA_TRY(cudaMalloc((void **)&j->d_samples, bytes ? bytes : 1));
     HIST_CUDA_TRY(cudaMalloc((void **)&j->red.d_hist, j->red.counters * sizeof(uint32_t)));
     HIST_CUDA_TRY(cudaMalloc(&j->d_workspace, ws ? ws : 1));
-    HIST_CUDA_TRY(cudaStreamCreate(&j->red.stream)); /* blocking: waits for the default stream */
+    j->red.stream = 0; /* the count's stream (the default one): the reduce queued right behind */
     HIST_CUDA_TRY(cudaEventCreateWithFlags(&j->done, cudaEventDisableTiming));
     HIST_CUDA_TRY(cudaMemcpy(j->d_samples, j->rows.samples, bytes, cudaMemcpyHostToDevice));
     j->red.on_gpu = 1;
@@ -264,8 +265,22 @@ static hist_status timed_once(void *ctx) {
     return HIST_OK;
 }
 
-/** @brief Time the count (as the runner does), then the reduce, the count as the job and the
- *  job, each repetition's time the slowest rank's. @param j the job */
+/** @brief One repetition of @p what, every rank started together; its time the slowest rank's.
+ *  @param j the job @param what what to time @return the time (us) */
+static double time_one(job *j, enum timed_what what) {
+    double us = 0;
+    j->what = what;
+    hist_status s = hist_time_calls(timed_once, start_together, j, 0, 1, NULL, &us);
+    if (s != HIST_OK)
+        rank_die(j->rank, j->size, s);
+    MPI_Allreduce(MPI_IN_PLACE, &us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return us;
+}
+
+/** @brief Time the count (as the runner does), then the reduce alone, then the count as the job
+ *  and the job in turns (repetition i of each side by side, so that a drift of the clocks over
+ *  the run falls on both alike); the reduce's cost in the job is the median of the pairs'
+ *  differences. @param j the job */
 static void measure(job *j) {
     const int reps = j->o.reps, warmup = j->o.warmup;
     hist_status s = j->at.gpu >= 0
@@ -274,16 +289,26 @@ static void measure(job *j) {
     if (s != HIST_OK)
         rank_die(j->rank, j->size, s);
     MPI_Allreduce(MPI_IN_PLACE, &j->count.median_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double *t = (double *)calloc((size_t)reps, sizeof *t);
+    double *t = (double *)calloc(3 * (size_t)reps, sizeof *t);
     if (!t)
         rank_die(j->rank, j->size, hist_fail(HIST_ERR_NOMEM, "out of host memory"));
-    for (int what = TIME_REDUCE; what <= TIME_JOB; ++what) {
-        j->what = (enum timed_what)what;
-        if ((s = hist_time_calls(timed_once, start_together, j, warmup, reps, NULL, t)) != HIST_OK)
-            rank_die(j->rank, j->size, s);
-        MPI_Allreduce(MPI_IN_PLACE, t, reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        j->timed[what] = hist_stats_of(t, reps);
+    double *alone = t, *count = t + reps, *both = t + 2 * reps;
+    for (int i = -warmup; i < reps; ++i) {
+        const double us = time_one(j, TIME_REDUCE);
+        if (i >= 0)
+            alone[i] = us;
     }
+    for (int i = -warmup; i < reps; ++i) { /* the job last: its last repetition leaves the sum */
+        const double c = time_one(j, TIME_COUNT_AS_JOB), b = time_one(j, TIME_JOB);
+        if (i >= 0)
+            count[i] = c, both[i] = b;
+    }
+    j->timed[TIME_REDUCE] = hist_stats_of(alone, reps);
+    j->timed[TIME_COUNT_AS_JOB] = hist_stats_of(count, reps);
+    j->timed[TIME_JOB] = hist_stats_of(both, reps);
+    for (int i = 0; i < reps; ++i)
+        alone[i] = both[i] - count[i];
+    j->in_job = hist_stats_of(alone, reps).median_us;
     free(t);
 }
 
@@ -320,8 +345,7 @@ static const char *path_text(const job *j, char *out, size_t len) {
 
 /** @brief Rank 0: what ran, and the phases' times. @param j the job */
 static void print_report(const job *j) {
-    const double reduce_in_job =
-        j->timed[TIME_JOB].median_us - j->timed[TIME_COUNT_AS_JOB].median_us;
+    const double reduce_in_job = j->in_job;
     char cpu[48], path[48];
     snprintf(cpu, sizeof cpu, "the CPU (%d thread%s a rank)", j->args.threads,
              j->args.threads == 1 ? "" : "s");
@@ -344,8 +368,9 @@ static void print_report(const job *j) {
            j->timed[TIME_REDUCE].min_us, "-");
     printf("%-8s %12.1f %12.1f %10.1f\n", "job", j->timed[TIME_JOB].median_us,
            j->timed[TIME_JOB].min_us, whole_gbps(j, j->timed[TIME_JOB].median_us));
-    printf("the reduce adds %.1f us to the job (the job less the count timed as the job is, "
-           "%.1f us): %.1f%% of it; check: exact, %d rank%s summed on rank 0\n",
+    printf("the reduce adds %.1f us to the job (the median of the job less the count timed as "
+           "the job is, %.1f us, timed in turns): %.1f%% of it; check: exact, %d rank%s summed "
+           "on rank 0\n",
            reduce_in_job, j->timed[TIME_COUNT_AS_JOB].median_us,
            100.0 * reduce_in_job / j->timed[TIME_JOB].median_us, j->size, j->size == 1 ? "" : "s");
 }
@@ -362,7 +387,7 @@ static hist_status report(const job *j) {
                                              "(us),reduce (us),job (us),reduce in job (us),"
                                              "reduce share,check,commit\n")) == HIST_OK) {
         const double job_us = j->timed[TIME_JOB].median_us;
-        const double in_job = job_us - j->timed[TIME_COUNT_AS_JOB].median_us;
+        const double in_job = j->in_job;
         char path[48];
         fprintf(csv.f,
                 "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n",
@@ -388,8 +413,6 @@ static void release(job *j) {
         cudaFree(j->red.d_hist);
         cudaFree(j->d_workspace);
         hist_l2_flush_destroy(j->flush);
-        if (j->red.stream)
-            cudaStreamDestroy(j->red.stream);
         if (j->done)
             cudaEventDestroy(j->done);
     }

@@ -17,8 +17,8 @@
 # on every distribution and plan), on the uniform distribution of each shape only.
 # Which implementations run on a shape, and which chose a plan, come from one plain run of it by
 # the course runner (none it skipped, outside their constraints). SANITIZE_ALONE (default
-# gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck) run alone, by
-# memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's;
+# gpus_nccl, NCCL's communicators: NCCL takes 30 s to initialise under memcheck, more over several
+# GPUs) run alone, started first, beside the plain runs, by memcheck and initcheck only: their kernels are day 06's, checked with its lesson, and NCCL's;
 # initcheck checks only the course's kernels there (NCCL_INITCHECK_SKIP): NCCL's protocols poll
 # flag words before the peer writes them, which initcheck reports as uninitialised reads (with
 # two GPUs; under NCCL_PROTO=Simple too).
@@ -133,10 +133,35 @@ dists="uniform constant contention:90 runs:7"
 # the emulated plans: under GPU_LIMITS the whole run is one of them already
 limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
 [ -z "${HIST_GPU_LIMITS:-}" ] || limits=""
+# one run: ID TOOL PROGRAM ARGS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds; also appended to
+# SANITIZE_TIMES as each run ends)
+run_one() {
+    local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
+    [ "$tool" = memcheck ] && extra="--leak-check full"
+    # shellcheck disable=SC2086
+    # NCCL's communicators under initcheck: the course's kernels only (NCCL_INITCHECK_SKIP, above)
+    case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_SKIP" ;; esac
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
+        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
+    echo $? >"$dir/$id.rc"
+    echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
+    [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
+}
 # run alone, by memcheck and initcheck only: NCCL's communicators (NCCL initialises for 30 s under
 # memcheck); their kernels are day 06's, checked with its lesson, and NCCL's own
 for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
 [ -z "$repro" ] || repro_start
+# the runs alone are the longest (NCCL's start under the tool, over every GPU): they start now,
+# beside the plain runs, each into $dir/alone-TOOL-IMPL.*; one whose implementation the plain run
+# did not run on the GPU is left out of the plan below (and of its times)
+[ -z "${SANITIZE_TIMES:-}" ] || : >"$SANITIZE_TIMES"
+for tool in $tools; do
+    case $tool in memcheck | initcheck) ;; *) continue ;; esac
+    while read -r impl; do
+        run_one "alone-$tool-$impl" "$tool" "$bin" "$shape0 --impl $impl" &
+    done <"$dir/alone"
+done
 # the plain runs side by side (each a few seconds, most of it NCCL's and the CPU's)
 plain=""
 ran_on_gpu shape0 "$shape0" & plain="$plain $!"
@@ -180,30 +205,23 @@ for pid in $plain; do wait "$pid" || exit 1; done
 } >"$dir/plan"
 [ -s "$dir/plan" ] || { echo "sanitize: no GPU implementation ran (SANITIZE_TOOLS='$tools')" >&2; exit 1; }
 
-# one run: ID TOOL PROGRAM ARGS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds; also appended to
-# SANITIZE_TIMES as each run ends)
-run_one() {
-    local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
-    [ "$tool" = memcheck ] && extra="--leak-check full"
-    # shellcheck disable=SC2086
-    # NCCL's communicators under initcheck: the course's kernels only (NCCL_INITCHECK_SKIP, above)
-    case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_SKIP" ;; esac
-    # shellcheck disable=SC2086
-    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
-        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
-    echo $? >"$dir/$id.rc"
-    echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
-    [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
-}
 jobs_max=${SANITIZE_JOBS:-$(nproc)}
 id=0
-[ -z "${SANITIZE_TIMES:-}" ] || : >"$SANITIZE_TIMES"
 while IFS='|' read -r group tool program args; do
-    run_one $id "$tool" "$program" "$args" &
+    case $group in *alone) ;; *) run_one $id "$tool" "$program" "$args" & ;; esac
     id=$((id + 1))
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done <"$dir/plan"
 wait
+# the runs alone (started first) under the plan's numbers; those the plan left out, forgotten
+id=0
+while IFS='|' read -r group tool program args; do
+    case $group in *alone)
+        for x in out rc s; do mv "$dir/alone-$tool-${group% alone}.$x" "$dir/$id.$x"; done ;;
+    esac
+    id=$((id + 1))
+done <"$dir/plan"
+rm -f "$dir"/alone-*
 repro_failed=0
 [ -z "$repro" ] || repro_verdict || repro_failed=1
 
