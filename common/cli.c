@@ -78,9 +78,12 @@ typedef struct usage_line {
 /* The shared options' usage, a line each so that a program's refused options drop out. */
 static const usage_line shared_usage[] = {
     {NULL, "dataset (a preset, then any overrides):", 0},
-    {"preset", "  --preset NAME     main (1048576 x 512, bytes, 256 bins; default) or small-binned",
+    {"preset", "  --preset NAME     main (1048576 x 512, bytes, 256 bins; default), small-binned",
      0},
-    {"preset", "                    (32768 x 1, values 1..100, 5 bins of 20)", 0},
+    {"preset", "                    (32768 x 1, values 1..100, 5 bins of 20) or pmpp:K, K = 1..6",
+     0},
+    {"preset",
+     "                    (GPU MODE's histogram_v2 sizes: 1 channel of bytes; pmpp = pmpp:1)", 0},
     {"rows", "  --rows N          rows, 0..%llu (uint32 counts cannot overflow)", HIST_MAX_ROWS},
     {"channels", "  --channels N      channels, 1..%llu", HIST_MAX_CHANNELS},
     {"lo", "  --lo V --hi V     binning range, 0..255, lo <= hi", 0},

@@ -117,7 +117,30 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
                               .seed = 14};
         return HIST_OK;
     }
-    return hist_fail(HIST_ERR_USAGE, "--preset: unknown preset '%s' (accepted: main, small-binned)",
+    /* GPU MODE's histogram_v2 (PMPP chapter 9 as a leaderboard): one channel of bytes, the
+       benchmark's six sizes and contention shares; "pmpp" is the first */
+    static const struct {
+        uint64_t samples;
+        uint32_t contention;
+    } pmpp[] = {{1310720, 10}, {2621440, 10}, {2621440, 40},
+                {2621440, 90}, {5242880, 10}, {10485760, 10}};
+    const int k =
+        strcmp(name, "pmpp") == 0 ? 1
+        : strncmp(name, "pmpp:", 5) == 0 && name[5] >= '1' && name[5] <= '6' && name[6] == '\0'
+            ? name[5] - '0'
+            : 0;
+    if (k > 0) {
+        *out = (hist_dataset){
+            .problem = {.rows = pmpp[k - 1].samples, .channels = 1, .binning = {0, 255, 1}},
+            .vmin = 0,
+            .vmax = 255,
+            .dist = {HIST_DIST_CONTENTION, pmpp[k - 1].contention},
+            .seed = 1001};
+        return HIST_OK;
+    }
+    return hist_fail(HIST_ERR_USAGE,
+                     "--preset: unknown preset '%s' (accepted: main, small-binned, pmpp, "
+                     "pmpp:1 .. pmpp:6)",
                      name);
 }
 

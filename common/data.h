@@ -64,7 +64,8 @@ hist_status hist_dist_parse(const char *text, hist_dist *out);
 void hist_dist_format(hist_dist d, char *buf, size_t len);
 
 /**
- * @brief Look up a preset by name (`main`, `small-binned`).
+ * @brief Look up a preset by name (`main`, `small-binned`, or `pmpp:K`, K = 1 .. 6: GPU MODE's
+ *        `histogram_v2` benchmark shapes, one channel of bytes; `pmpp` is `pmpp:1`).
  * @return HIST_OK, or HIST_ERR_USAGE naming the presets that exist.
  * @param name the preset's name
  * @param out its dataset

@@ -159,6 +159,25 @@ static void test_presets(void **state) {
     assert_int_equal(d.vmax, 100);
     assert_int_equal(d.seed, 14);
     assert_int_equal(hist_preset("large", &d), HIST_ERR_USAGE);
+    /* GPU MODE's six benchmark shapes: one channel of bytes, its sizes and contention shares */
+    const uint64_t samples[] = {1310720, 2621440, 2621440, 2621440, 5242880, 10485760};
+    const uint32_t contention[] = {10, 10, 40, 90, 10, 10};
+    for (int k = 1; k <= 6; ++k) {
+        char name[16];
+        snprintf(name, sizeof name, "pmpp:%d", k);
+        assert_int_equal(hist_preset(name, &d), HIST_OK);
+        assert_int_equal(d.problem.rows, samples[k - 1]);
+        assert_int_equal(d.problem.channels, 1);
+        assert_int_equal(hist_bins(d.problem.binning), 256);
+        assert_int_equal(d.dist.kind, HIST_DIST_CONTENTION);
+        assert_int_equal(d.dist.param, contention[k - 1]);
+    }
+    assert_int_equal(hist_preset("pmpp", &d), HIST_OK);
+    assert_int_equal(d.problem.rows, 1310720);
+    assert_int_equal(hist_preset("pmpp:0", &d), HIST_ERR_USAGE);
+    assert_int_equal(hist_preset("pmpp:7", &d), HIST_ERR_USAGE);
+    assert_int_equal(hist_preset("pmpp:12", &d), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "pmpp:1 .. pmpp:6"));
 }
 
 static void test_small_binned_reproduces_seed_001(void **state) {
