@@ -18,6 +18,7 @@
 #include "gpu_limits.h"
 #include "plan.cuh"
 #include "roofline.cuh"
+#include "small.cuh"
 
 /* ---- step 7: every shape and binning ----
  *
@@ -482,6 +483,42 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
 
 #ifndef DAY06_BREAKDOWN_BUILD /* the breakdown compiles this file again, stamped, without these */
 
+/* ---- step 9: one channel of a few megabytes (small.cuh) ---- */
+
+/** @brief Whether step 9's plan takes @p p: one channel of at most R6_SMALL_MAX_BYTES.
+ *  @param p the problem @return true if it does */
+static bool small_applies(const hist_problem *p) {
+    return p->channels == 1 && hist_samples(p) <= R6_SMALL_MAX_BYTES;
+}
+
+/**
+ * @brief Launch small_kernel() (cooperatively: block 0 zeroes the output behind one grid
+ *        barrier) on a grid sized to the data, at most one block per SM.
+ * @param a the call's arguments (one channel)
+ * @param stream the stream
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status launch_small(const hist_args *a, cudaStream_t stream) {
+    const hist_problem *p = a->problem;
+    uint64_t n = hist_samples(p);
+    uint32_t bins = hist_bins(p->binning), lo = p->binning.lo, hi = p->binning.hi,
+             width = p->binning.width;
+    uint64_t blocks = HIST_CEIL_DIV(n, R6_SMALL_BLOCK_BYTES);
+    blocks = blocks < 1 ? 1 : blocks > (uint64_t)a->device->sm_count ? a->device->sm_count : blocks;
+    void *args[] = {(void *)&a->samples, (void *)&n,    (void *)&lo,     (void *)&hi,
+                    (void *)&width,      (void *)&bins, (void *)&a->hist};
+    return hist_launch_args(a->device, (const void *)small_kernel<uint32_t>, dim3((unsigned)blocks),
+                            R6_SMALL_THREADS, 0, stream, 1, args, "small_kernel");
+}
+
+/** @brief Step 9's registry entry: the small-input plan alone (unsupported_small() says where).
+ * @param a the call's arguments
+ * @return HIST_OK or the CUDA error
+ */
+hist_status run_small(const hist_args *a) {
+    return launch_small(a, 0);
+}
+
 /** @brief Step 7's registry entry: the output zeroed by a memset, then the kernel.
  * @param a the call's arguments
  * @return HIST_OK or the CUDA error
@@ -491,11 +528,14 @@ hist_status run_any_memset(const hist_args *a) {
     return launch_any<false>(a, ANY_MEMSET, 0, NULL, &blocks);
 }
 
-/** @brief The registry's entry point of the final kernel (step 8: the zeroing fused).
+/** @brief The registry's entry point of the final kernel: step 9's plan where it applies (one
+ *  channel of a few megabytes), else step 8 (the zeroing fused).
  * @param a the call's arguments
  * @return HIST_OK or the CUDA error
  */
 hist_status run_any(const hist_args *a) {
+    if (small_applies(a->problem))
+        return launch_small(a, 0);
     uint32_t blocks;
     return launch_any<false>(a, ANY_FUSED, 0, NULL, &blocks);
 }

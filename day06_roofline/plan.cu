@@ -13,6 +13,7 @@
 #include "cuda_check.h"
 #include "gpu_limits.h"
 #include "plan.cuh"
+#include "small.cuh"
 
 uint32_t chunks_for(const hist_problem *p, const hist_device *dev, uint32_t group,
                     uint64_t *chunk_rows) {
@@ -77,7 +78,8 @@ size_t any_workspace(const hist_problem *p, const hist_device *dev) {
 }
 
 const char *describe_any_plan(const hist_problem *p, const hist_device *dev) {
-    (void)p;
+    if (p && unsupported_small(p, dev) == NULL)
+        return describe_small_plan(p, dev);
     static char text[200];
     const any_plan plan = plan_for(dev);
     if (plan.channels == 0)
@@ -100,4 +102,32 @@ const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
                              "memory, %d threads) does not fit this GPU",
              smallest.channels, smallest.smem, R6_THREADS);
     return why;
+}
+
+const char *describe_small_plan(const hist_problem *p, const hist_device *dev) {
+    static char text[200];
+    const uint64_t blocks = HIST_CEIL_DIV(hist_samples(p), R6_SMALL_BLOCK_BYTES);
+    const uint64_t sms = dev ? (uint64_t)dev->sm_count : blocks;
+    snprintf(text, sizeof text,
+             "step 9 (one channel, at most %u MiB): %llu blocks of %d threads, 256 counters a "
+             "lane, one cooperative launch",
+             R6_SMALL_MAX_BYTES >> 20,
+             (unsigned long long)(blocks < 1     ? 1
+                                  : blocks < sms ? blocks
+                                                 : sms),
+             R6_SMALL_THREADS);
+    return text;
+}
+
+const char *unsupported_small(const hist_problem *p, const hist_device *dev) {
+    (void)dev;
+    static char why[120];
+    if (p->channels != 1)
+        return "one channel only (the small-input plan)";
+    if (hist_samples(p) > R6_SMALL_MAX_BYTES) {
+        snprintf(why, sizeof why, "at most %u MiB (the small-input plan)",
+                 R6_SMALL_MAX_BYTES >> 20);
+        return why;
+    }
+    return NULL;
 }

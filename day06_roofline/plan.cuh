@@ -121,4 +121,18 @@ const char *describe_any_plan(const hist_problem *p, const hist_device *dev);
  */
 const char *unsupported_any(const hist_problem *p, const hist_device *dev);
 
+/** @brief Step 9's plan in one line (the registry's `plan`).
+ * @param p the problem
+ * @param dev the GPU
+ * @return the text (a static buffer)
+ */
+const char *describe_small_plan(const hist_problem *p, const hist_device *dev);
+
+/** @brief Step 9's limits: one channel, at most R6_SMALL_MAX_BYTES (small.cuh).
+ * @param p the problem
+ * @param dev the GPU, or NULL
+ * @return why not, or NULL
+ */
+const char *unsupported_small(const hist_problem *p, const hist_device *dev);
+
 #endif /* DAY06_PLAN_CUH */

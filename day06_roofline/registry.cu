@@ -108,11 +108,25 @@ const hist_impl day06_impls[] = {
         .plan = describe_any_plan,
     },
     {
+        .name = "gpu_r6_v9_small",
+        .lesson = "day06_roofline",
+        .where = HIST_DEVICE,
+        .summary = "step 9: one channel of a few megabytes: a grid sized to the data, 256 "
+                   "counters a lane, one cooperative launch",
+        .constraints = "one channel, at most 16 MiB, any binning",
+        .unsupported = unsupported_small,
+        .run = run_small,
+        .target = 0, /* not graded on the main preset, which it refuses: its targets are GPU
+                        MODE's shapes' (make measure MEASURE_STEPS=pmpp) */
+        .roof = HIST_ROOF_BOUND,
+        .plan = describe_small_plan,
+    },
+    {
         .name = "gpu_roofline",
         .lesson = "day06_roofline",
         .where = HIST_DEVICE,
-        .summary = "final (step 8): step 7 zeroing the output itself, its last rows handed out as "
-                   "blocks ask",
+        .summary = "final (steps 8 and 9): step 7 zeroing the output itself, its last rows handed "
+                   "out as blocks ask; step 9's plan for one channel of a few megabytes",
         .constraints = "any shape and binning (shared memory permitting)",
         .unsupported = unsupported_any,
         .workspace_bytes = any_workspace,

@@ -185,8 +185,10 @@ const char *unsupported_prefetch(const hist_problem *p, const hist_device *dev);
 /** @brief Steps 4 and 5's workspace: one partial histogram per row chunk.
  *  @param p the problem @param dev the GPU @return bytes */
 size_t partials_bytes(const hist_problem *p, const hist_device *dev);
-/* Steps 7 and 8 (final.cu): the final kernel after a memset, and zeroing the output itself. */
+/* Steps 7, 8 and 9 (final.cu): the final kernel after a memset, zeroing the output itself (with
+   step 9's plan for one channel of a few megabytes), and step 9's plan alone. */
 hist_status run_any_memset(const hist_args *a);
 hist_status run_any(const hist_args *a);
+hist_status run_small(const hist_args *a);
 
 #endif /* DAY06_ROOFLINE_CUH */

@@ -4,7 +4,8 @@
  *        batch sizes, channel counts around its 128-channel groups, every distribution, the main
  *        preset, and counts past 16 bits in one block's counters; the final kernel on every
  *        channel count near a word or a group boundary, 4,096 channels and more, every binning,
- *        and inputs that start 1 to 33 bytes past a sector. Skipped without a GPU. (The CS149
+ *        and inputs that start 1 to 33 bytes past a sector; step 9 on one channel of every size
+ *        up to its limit. Skipped without a GPU. (The CS149
  *        submission, built by PyTorch, has its own target: make test-submission.)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +24,11 @@ HIST_DECLARE_REGISTRY(day06);
 /* Steps 7 and 8 (the final kernel) take every shape and binning; steps 1-6 do not. */
 static int any_shape(const char *name) {
     return strcmp(name, "gpu_r6_v7_any_shape") == 0 || strcmp(name, "gpu_roofline") == 0;
+}
+
+/* Step 9 takes one channel of a few megabytes, any binning (its own tests, below). */
+static int small_only(const char *name) {
+    return strcmp(name, "gpu_r6_v9_small") == 0;
 }
 
 static const uint64_t rows[] = {0, 1, 7, 31, 32, 33, 1000, 65537, 100003};
@@ -46,8 +52,8 @@ static void test_shape_matrix(void **state) {
         /* steps 1-6: byte binning only, 16-byte loads need channels divisible by 16 (8 of the
            10); steps 7 and 8: every binning (3) of every case; none where the GPU is too small
            for steps 1-6 (the final kernel has a plan for every GPU) */
-        if (not_here && !any_shape(day06_impls[i].name))
-            assert_int_equal(ran[i], 0);
+        if ((not_here && !any_shape(day06_impls[i].name)) || small_only(day06_impls[i].name))
+            assert_int_equal(ran[i], 0); /* step 9: none of these has one channel */
         else if (any_shape(day06_impls[i].name))
             assert_int_equal(ran[i], shapes * 4 * 3);
         else /* all shapes, or those whose channels divide by 16 (all but 4 and 60) */
@@ -74,6 +80,13 @@ static void test_constraints_are_clear(void **state) {
         if (any_shape(day06_impls[i].name)) { /* takes both */
             assert_null(day06_impls[i].unsupported(&binned, NULL));
             assert_null(day06_impls[i].unsupported(&odd, NULL));
+            continue;
+        }
+        if (small_only(day06_impls[i].name)) { /* one channel, any binning, a few megabytes */
+            assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "one channel"));
+            hist_problem one = {100, 1, {1, 100, 20}}, big = {(16u << 20) + 1, 1, {0, 255, 1}};
+            assert_null(day06_impls[i].unsupported(&one, NULL));
+            assert_non_null(strstr(day06_impls[i].unsupported(&big, NULL), "at most 16 MiB"));
             continue;
         }
         assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "byte histogram only"));
@@ -144,8 +157,10 @@ static void test_step_plan_per_gpu(void **state) {
         hist_device dev;
         hist_device_of_limits(hist_gpu_limits_find(want[i].gpu), &dev);
         for (size_t k = 0; k < day06_impl_count; ++k) {
-            if (any_shape(day06_impls[k].name) || strstr(day06_impls[k].name, "prefetch"))
-                continue; /* the final kernel's plans: above; step 3: Hopper only */
+            if (any_shape(day06_impls[k].name) || strstr(day06_impls[k].name, "prefetch") ||
+                small_only(day06_impls[k].name))
+                continue; /* the final kernel's plans: above; step 3: Hopper only; step 9: one
+                             channel (its own tests) */
             assert_null(day06_impls[k].unsupported(&p, &dev));
             const char *plan = day06_impls[k].plan(&p, &dev);
             if (strtol(plan, NULL, 10) != want[i].channels)
@@ -219,6 +234,48 @@ static void test_final_unaligned_input(void **state) {
     print_message("gpu_roofline: exact on %d cases with unaligned inputs\n", cases);
 }
 
+/* Step 9 and the final kernel on one channel: sizes around a word, a block's share and GPU
+   MODE's, up to the plan's limit and one byte past it (where the final kernel takes step 8),
+   every distribution and binning; then inputs that start 1 to 17 bytes past a word. */
+static void test_small_inputs(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    const hist_impl *small = test_find_impl(day06_impls, day06_impl_count, "gpu_r6_v9_small");
+    const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
+    static const uint64_t sizes[] = {
+        0,     1,     15,     16,      17,      31,          16383,
+        16384, 16385, 100003, 1310720, 2621440, (16u << 20), (16u << 20) + 1};
+    static const uint32_t one[] = {1};
+    const test_matrix m = {sizes, 14, one, 1, 0};
+    const int ran = test_matrix_exact(small, dev, &m, 2);
+    print_message("gpu_r6_v9_small: %d cases exact\n", ran);
+    assert_int_equal(ran, 13 * 4 * 3); /* all but the size past its limit */
+    assert_int_equal(test_matrix_exact(final, dev, &m, 2), 14 * 4 * 3);
+    static const uint64_t odd[] = {1, 15, 100003, 1310720};
+    static const size_t offsets[] = {1, 3, 15, 17};
+    for (size_t r = 0; r < 4; ++r) {
+        hist_dataset d = test_data(odd[r], 1, (hist_binning){0, 255, 1},
+                                   (hist_dist){HIST_DIST_CONTENTION, 90}, 200 + r);
+        uint8_t *samples = test_samples(&d);
+        uint32_t want[256], got[256];
+        hist_reference_parallel(&d.problem, samples, want);
+        for (size_t o = 0; o < 4; ++o) {
+            memset(got, 0, sizeof got);
+            if (hist_gpu_run_offset(dev, small, &d.problem, samples, offsets[o], got) != HIST_OK)
+                fail_msg("%s", hist_last_error());
+            if (memcmp(want, got, sizeof got) != 0)
+                fail_msg("gpu_r6_v9_small differs: %llu bytes starting %zu past a word",
+                         (unsigned long long)odd[r], offsets[o]);
+        }
+        free(samples);
+    }
+    /* the final kernel says which plan it took */
+    const hist_problem pmpp = {1310720, 1, {0, 255, 1}}, main_preset = {1048576, 512, {0, 255, 1}};
+    assert_non_null(strstr(final->plan(&pmpp, dev), "step 9"));
+    assert_null(strstr(final->plan(&main_preset, dev), "step 9"));
+}
+
 /**
  * @brief Runs this file's CMocka groups.
  * @return the exit status (0: everything passed / exact)
@@ -233,6 +290,7 @@ int main(void) {
         cmocka_unit_test(test_step_plan_per_gpu),
         cmocka_unit_test(test_final_any_shape),
         cmocka_unit_test(test_final_unaligned_input),
+        cmocka_unit_test(test_small_inputs),
     };
     return cmocka_run_group_tests_name("day06_roofline", tests, NULL, NULL);
 }

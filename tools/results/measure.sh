@@ -12,7 +12,7 @@
 #   demo     day 02's race demonstration (make demo)
 #   shapes   day 06's last two steps on the shapes and binnings of its targets (one CSV each)
 #   pmpp     GPU MODE's histogram_v2 benchmark shapes (--preset pmpp:1 .. pmpp:6, one channel of
-#            bytes): CUB, day 04's kernel and day 06's last two steps, 50 repetitions each, in one
+#            bytes): CUB, day 04's kernel and day 06's steps 7, 9 and 8 + 9, 50 repetitions each, in one
 #            table with the floor of each size (TAG_pmpp.csv)
 #   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
 #   shapes-profile  Nsight Compute on day 06's final kernel in four of those shapes: its loads'
@@ -156,14 +156,14 @@ EOF
     pmpp)
         file=$out/${tag}_pmpp.csv
         echo "measure: $file"
-        impls=gpu_cub,gpu_shared,gpu_r6_v7_any_shape,gpu_roofline
+        impls=gpu_cub,gpu_shared,gpu_r6_v7_any_shape,gpu_r6_v9_small,gpu_roofline
         tmp=$(mktemp -d)
         { stamp "for K in 1 .. 6: $course --preset pmpp:K --impl $impls --reps 50"
           for k in 1 2 3 4 5 6; do
               "$course" --preset "pmpp:$k" --impl "$impls" --reps 50 --csv "$tmp/$k.csv" \
                   --require-gpu > /dev/null
           done
-          echo "samples,contention,gpu_cub (us),gpu_shared (us),gpu_r6_v7_any_shape (us),gpu_roofline (us),floor (us),gpu_roofline vs gpu_cub,gpu_roofline of the floor,check,commit"
+          echo "samples,contention,gpu_cub (us),gpu_shared (us),gpu_r6_v7_any_shape (us),gpu_r6_v9_small (us),gpu_roofline (us),floor (us),gpu_roofline vs gpu_cub,gpu_roofline of the floor,check,commit"
           for k in 1 2 3 4 5 6; do
               # the runner's columns by name; one row per implementation
               awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -171,8 +171,8 @@ EOF
                     rows = $(c["rows"]); dist = $(c["dist"]); commit = $(c["commit"])
                     if ($(c["check"]) != "exact") check = check " " $(c["implementation"]) ":" $(c["check"]) }
                   END { sub(/^contention:/, "", dist)
-                    printf "%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.2fx,%.0f%%,%s,%s\n", rows, dist,
-                        t["gpu_cub"], t["gpu_shared"], t["gpu_r6_v7_any_shape"], t["gpu_roofline"],
+                    printf "%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.2fx,%.0f%%,%s,%s\n", rows, dist,
+                        t["gpu_cub"], t["gpu_shared"], t["gpu_r6_v7_any_shape"], t["gpu_r6_v9_small"], t["gpu_roofline"],
                         floor, t["gpu_cub"] / t["gpu_roofline"], 100 * floor / t["gpu_roofline"],
                         check == "" ? "exact" : "NOT EXACT:" check, commit }' "$tmp/$k.csv"
           done; } > "$file.tmp"
