@@ -11,6 +11,11 @@
  * every block stamping its phases with the GPU's nanosecond clock (%globaltimer): when blocks
  * start, how long zeroing the histogram takes, when counting ends (first, median and last
  * block), how long the flush takes.
+ *
+ * On one channel of a few megabytes (GPU MODE's sizes, `--preset pmpp:K`), where step 9 takes
+ * over: the same lines, where step 8 is the grid planned for 512 MiB, then an empty cooperative
+ * launch of step 9's grid, step 9 itself, and one run of step 9 stamped the same way (when its
+ * blocks start, finish counting, have summed their lanes, and are through the gate).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,22 @@
 #include "data.h"
 #include "gpu.h"
 #include "options.h"
+
+/** @brief Step 9's stamps, `[blocks][SMALL_STAMPS]` (small.cuh's SMALL_STAMP), or NULL. */
+__device__ uint64_t *small_stamps;
+/** @brief Step 9's stamps per block: started, counted, summed, through the gate. */
+#define SMALL_STAMPS 4
+/** @brief Record step 9's stamp @p at of this block, where small_stamps is set.
+ *  @param at the phase (0 .. SMALL_STAMPS - 1) */
+__device__ __forceinline__ void small_stamp(int at) {
+    if (small_stamps != NULL && threadIdx.x == 0) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        small_stamps[blockIdx.x * SMALL_STAMPS + at] = t;
+    }
+}
+/** @brief small.cuh's hook: step 9 stamped in this build. */
+#define SMALL_STAMP(at) small_stamp(at)
 
 /* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
    launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is;
@@ -36,6 +57,7 @@
 /** @brief What each timed launch gets. */
 typedef struct breakdown_ctx {
     hist_args args;     /**< the final kernel's arguments */
+    int small;          /**< 1: step 9 (small.cuh) instead of steps 7 and 8 */
     int zero;           /**< 1: the kernel zeroes the output (step 8); 0: it adds to it */
     int memset;         /**< memset the output first */
     int kernel;         /**< launch the kernel */
@@ -69,6 +91,18 @@ static hist_status launch_empty(void *ctx) {
     return HIST_OK;
 }
 
+/** @brief Queue an empty kernel on step 9's grid, launched as step 9 is (cooperatively).
+ * @param ctx the breakdown_ctx (its problem sizes the grid)
+ * @return its launch status
+ */
+static hist_status launch_empty_small(void *ctx) {
+    const hist_args *a = &((breakdown_ctx *)ctx)->args;
+    HIST_CUDA_TRY(cudaLaunchCooperativeKernel(
+        (const void *)empty_kernel, dim3(small_grid(hist_samples(a->problem), a->device->sm_count)),
+        dim3(R6_SMALL_BLOCK), NULL, 0, 0));
+    return HIST_OK;
+}
+
 /** @brief Queue the memset, the kernel, or both.
  * @param ctx a breakdown_ctx
  * @return the launch status
@@ -80,6 +114,8 @@ static hist_status launch_final(void *ctx) {
             cudaMemsetAsync(b->args.hist, 0, hist_counters(b->args.problem) * sizeof(uint32_t)));
     if (!b->kernel)
         return HIST_OK;
+    if (b->small)
+        return launch_small(&b->args, 0);
     const any_start start = b->zero ? ANY_FUSED : ANY_ACCUMULATE;
     return b->d_stamps ? launch_any<true>(&b->args, start, 0, b->d_stamps, &b->blocks)
                        : launch_any<false>(&b->args, start, 0, NULL, &b->blocks);
@@ -216,6 +252,80 @@ done:
     return s;
 }
 
+/** @brief Step 9's lines: an empty cooperative launch of its grid, then step 9 itself.
+ * @param dev the GPU @param b the launch @return HIST_OK or the error */
+static hist_status time_small(const hist_device *dev, breakdown_ctx *b) {
+    hist_stats st;
+    hist_status s = hist_gpu_time_work(dev, launch_empty_small, b, b->warmup, b->reps, &st);
+    if (s != HIST_OK)
+        return s;
+    line("empty cooperative launch of step 9's grid", &st);
+    b->small = 1, b->memset = 0, b->kernel = 1;
+    return timed(dev, b, "step 9 (gpu_r6_v9_small)", &st);
+}
+
+/** @brief Print one run of step 9 from its counting blocks' stamps (the zeroing block stamps only
+ *  its start): when the last starts, when counting is done (first, median, last block), the
+ *  lanes summed and the gate passed (median, last).
+ * @param t `[n][SMALL_STAMPS]` nanosecond stamps @param n counting blocks
+ * @param run_us the run's time between events @return HIST_OK, or out of memory */
+static hist_status print_small_stamps(const uint64_t *t, size_t n, double run_us) {
+    double *at[SMALL_STAMPS];
+    for (int k = 0; k < SMALL_STAMPS; ++k)
+        at[k] = (double *)malloc(n * sizeof(double));
+    hist_status s = HIST_OK;
+    for (int k = 0; k < SMALL_STAMPS; ++k)
+        if (!at[k])
+            s = hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    uint64_t t0 = UINT64_MAX;
+    for (size_t i = 0; s == HIST_OK && i < n; ++i)
+        t0 = t[i * SMALL_STAMPS] < t0 ? t[i * SMALL_STAMPS] : t0;
+    for (size_t i = 0; s == HIST_OK && i < n; ++i)
+        for (int k = 0; k < SMALL_STAMPS; ++k)
+            at[k][i] = (t[i * SMALL_STAMPS + k] - t0) * 1e-3;
+    if (s == HIST_OK) {
+        double med[SMALL_STAMPS];
+        for (int k = 0; k < SMALL_STAMPS; ++k) /* sorted: [0] the first, [n - 1] the last */
+            med[k] = median(at[k], n);
+        printf(" inside one run of step 9 (%%globaltimer stamps of its %zu counting blocks, us "
+               "after the first starts; this run %.1f us between events):\n",
+               n, run_us);
+        printf("  %-52s %8.2f\n", "last block starts", at[0][n - 1]);
+        printf("  %-52s %8.2f\n", "counting done: first block", at[1][0]);
+        printf("  %-52s %8.2f\n", "counting done: median block", med[1]);
+        printf("  %-52s %8.2f\n", "counting done: last block", at[1][n - 1]);
+        printf("  %-52s %8.2f\n", "lanes summed: median block", med[2]);
+        printf("  %-52s %8.2f\n", "through the gate (output zeroed): median block", med[3]);
+        printf("  %-52s %8.2f\n", "through the gate: last block", at[3][n - 1]);
+    }
+    for (int k = 0; k < SMALL_STAMPS; ++k)
+        free(at[k]);
+    return s;
+}
+
+/** @brief One stamped run of step 9 (after a warm-up, the L2 flushed before it), its stamps read
+ *  back and printed. @param dev the GPU @param b the launch, its d_stamps set
+ *  @return HIST_OK or the error */
+static hist_status stamped_small_run(const hist_device *dev, breakdown_ctx *b) {
+    hist_stats st;
+    const size_t n = small_grid(hist_samples(b->args.problem), dev->sm_count) - 1;
+    uint64_t *h_stamps = (uint64_t *)malloc(n * SMALL_STAMPS * sizeof(uint64_t)), *none = NULL;
+    if (!h_stamps)
+        return hist_fail(HIST_ERR_NOMEM, "out of host memory");
+    hist_status s = HIST_OK;
+    BREAKDOWN_TRY(cudaMemcpyToSymbol(small_stamps, &b->d_stamps, sizeof b->d_stamps));
+    s = hist_gpu_time_work(dev, launch_final, b, 1, 1, &st);
+    BREAKDOWN_TRY(cudaMemcpyToSymbol(small_stamps, &none, sizeof none));
+    if (s != HIST_OK)
+        goto done;
+    BREAKDOWN_TRY(cudaMemcpy(h_stamps, b->d_stamps, n * SMALL_STAMPS * sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost));
+    s = print_small_stamps(h_stamps, n, st.median_us);
+done:
+    free(h_stamps);
+    return s;
+}
+
 /** @brief Time everything on the options' dataset and print it.
  * @param dev the GPU
  * @param o the options (the dataset, the repetitions)
@@ -234,7 +344,7 @@ static hist_status breakdown(const hist_device *dev, const hist_options *o) {
         return s;
     }
     hist_gpu *g = NULL;
-    breakdown_ctx b = {{p, NULL, NULL, NULL, dev, 1}, 0, 0, 0, NULL, 0, o->warmup, o->reps};
+    breakdown_ctx b = {{p, NULL, NULL, NULL, dev, 1}, 0, 0, 0, 0, NULL, 0, o->warmup, o->reps};
     uint8_t *d_samples = NULL;
     uint32_t *d_hist = NULL;
     void *d_ws = NULL;
@@ -260,10 +370,12 @@ static hist_status breakdown(const hist_device *dev, const hist_options *o) {
         uint64_t *d_stamps = b.d_stamps;
         b.d_stamps = NULL; /* the timed runs stamp nothing */
         s = time_phases(dev, g, &b);
+        if (s == HIST_OK && small_applies(p))
+            s = time_small(dev, &b);
         b.d_stamps = d_stamps;
     }
     if (s == HIST_OK)
-        s = stamped_run(dev, &b);
+        s = b.small ? stamped_small_run(dev, &b) : stamped_run(dev, &b);
 done:
     cudaFree(d_samples);
     cudaFree(d_hist);

@@ -481,8 +481,6 @@ static hist_status launch_any(const hist_args *a, any_start start, cudaStream_t 
                             "any_kernel");
 }
 
-#ifndef DAY06_BREAKDOWN_BUILD /* the breakdown compiles this file again, stamped, without these */
-
 /* ---- step 9: one channel of a few megabytes (small.cuh) ---- */
 
 /** @brief Whether step 9's plan takes @p p: one channel of at most R6_SMALL_MAX_BYTES.
@@ -492,8 +490,8 @@ static bool small_applies(const hist_problem *p) {
 }
 
 /**
- * @brief Launch small_kernel() (cooperatively: block 0 zeroes the output behind one grid
- *        barrier) on a grid sized to the data, at most one block per SM.
+ * @brief Launch small_kernel() (cooperatively: every block resident, its last block zeroing the
+ *        output) on small_grid()'s grid: sized to the data, at most one block per SM.
  * @param a the call's arguments (one channel)
  * @param stream the stream
  * @return HIST_OK or the CUDA error
@@ -503,13 +501,14 @@ static hist_status launch_small(const hist_args *a, cudaStream_t stream) {
     uint64_t n = hist_samples(p);
     uint32_t bins = hist_bins(p->binning), lo = p->binning.lo, hi = p->binning.hi,
              width = p->binning.width;
-    uint64_t blocks = HIST_CEIL_DIV(n, R6_SMALL_BLOCK_BYTES);
-    blocks = blocks < 1 ? 1 : blocks > (uint64_t)a->device->sm_count ? a->device->sm_count : blocks;
     void *args[] = {(void *)&a->samples, (void *)&n,    (void *)&lo,     (void *)&hi,
                     (void *)&width,      (void *)&bins, (void *)&a->hist};
-    return hist_launch_args(a->device, (const void *)small_kernel<uint32_t>, dim3((unsigned)blocks),
-                            R6_SMALL_THREADS, 0, stream, 1, args, "small_kernel");
+    return hist_launch_args(a->device, (const void *)small_kernel<uint32_t>,
+                            dim3(small_grid(n, a->device->sm_count)), R6_SMALL_BLOCK, 0, stream, 1,
+                            args, "small_kernel");
 }
+
+#ifndef DAY06_BREAKDOWN_BUILD /* the breakdown compiles this file again, stamped, without these */
 
 /** @brief Step 9's registry entry: the small-input plan alone (unsupported_small() says where).
  * @param a the call's arguments

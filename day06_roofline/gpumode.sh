@@ -41,11 +41,9 @@ torch::Tensor histogram(torch::Tensor input, torch::Tensor output) {
     unsigned long long *counts = reinterpret_cast<unsigned long long *>(output.data_ptr<int64_t>());
     uint64_t n = (uint64_t)input.numel();
     uint32_t lo = 0, hi = 255, width = 1, bins = 256;
-    uint64_t blocks = (n + R6_SMALL_BLOCK_BYTES - 1) / R6_SMALL_BLOCK_BYTES;
-    blocks = blocks < 1 ? 1 : blocks > (uint64_t)sm_count ? (uint64_t)sm_count : blocks;
     void *args[] = {&in, &n, &lo, &hi, &width, &bins, &counts};
     C10_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)small_kernel<unsigned long long>,
-                                               dim3((unsigned)blocks), dim3(R6_SMALL_THREADS),
+                                               dim3(small_grid(n, sm_count)), dim3(R6_SMALL_BLOCK),
                                                args, 0, c10::cuda::getCurrentCUDAStream().stream()));
     return output;
 }

@@ -106,16 +106,11 @@ const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
 
 const char *describe_small_plan(const hist_problem *p, const hist_device *dev) {
     static char text[200];
-    const uint64_t blocks = HIST_CEIL_DIV(hist_samples(p), R6_SMALL_BLOCK_BYTES);
-    const uint64_t sms = dev ? (uint64_t)dev->sm_count : blocks;
+    const uint32_t grid = small_grid(hist_samples(p), dev ? dev->sm_count : INT32_MAX);
     snprintf(text, sizeof text,
-             "step 9 (one channel, at most %u MiB): %llu blocks of %d threads, 256 counters a "
-             "lane, one cooperative launch",
-             R6_SMALL_MAX_BYTES >> 20,
-             (unsigned long long)(blocks < 1     ? 1
-                                  : blocks < sms ? blocks
-                                                 : sms),
-             R6_SMALL_THREADS);
+             "step 9 (one channel, at most %u MiB): %u counting blocks of %d threads and a "
+             "gatekeeper warp, 256 counters a lane, one block zeroing the output",
+             R6_SMALL_MAX_BYTES >> 20, grid - 1, R6_SMALL_THREADS);
     return text;
 }
 

@@ -236,7 +236,8 @@ static void test_final_unaligned_input(void **state) {
 
 /* Step 9 and the final kernel on one channel: sizes around a word, a block's share and GPU
    MODE's, up to the plan's limit and one byte past it (where the final kernel takes step 8),
-   every distribution and binning; then inputs that start 1 to 17 bytes past a word. */
+   every distribution and binning, one after another on grids of every size (the gate word must
+   come back to its start after each); then inputs that start 1 to 17 bytes past a word. */
 static void test_small_inputs(void **state) {
     (void)state;
     const hist_device *dev;
@@ -244,8 +245,8 @@ static void test_small_inputs(void **state) {
     const hist_impl *small = test_find_impl(day06_impls, day06_impl_count, "gpu_r6_v9_small");
     const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
     static const uint64_t sizes[] = {
-        0,     1,     15,     16,      17,      31,          16383,
-        16384, 16385, 100003, 1310720, 2621440, (16u << 20), (16u << 20) + 1};
+        0,    1,    15,     16,      17,      31,          8191, /* a block: 8 KiB (small.cuh) */
+        8192, 8193, 100003, 1310720, 2621440, (16u << 20), (16u << 20) + 1};
     static const uint32_t one[] = {1};
     const test_matrix m = {sizes, 14, one, 1, 0};
     const int ran = test_matrix_exact(small, dev, &m, 2);

@@ -15,6 +15,7 @@
 #            bytes): CUB, day 04's kernel and day 06's steps 7, 9 and 8 + 9, 50 repetitions each, in one
 #            table with the floor of each size (TAG_pmpp.csv)
 #   breakdown day 06's breakdown of the final kernel's time (make breakdown DAY=06)
+#   pmpp-breakdown the same on GPU MODE's sizes pmpp:1, pmpp:4 and pmpp:6, where step 9 runs (TAG_pmpp-breakdown.txt)
 #   shapes-profile  Nsight Compute on day 06's final kernel in four of those shapes: its loads'
 #            requests, sectors and wavefronts, and its instructions
 #   plans    day 06's final kernel in the plan of each emulated GPU class (a100: 163 KiB, rtx4090:
@@ -38,7 +39,7 @@
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp breakdown shapes-profile plans scale bigger gpus ranks reduce"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans scale bigger gpus ranks reduce"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -187,6 +188,12 @@ EOF
           "$build/day06_roofline/breakdown" $C510
           "$build/day06_roofline/breakdown" $C513; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
+    pmpp-breakdown)
+        file=$out/${tag}_pmpp-breakdown.txt
+        echo "measure: $file"
+        { stamp "$build/day06_roofline/breakdown --preset pmpp:1; ... pmpp:4; ... pmpp:6"
+          for k in 1 4 6; do "$build/day06_roofline/breakdown" --preset "pmpp:$k"; done; } > "$file.tmp"
+        mv "$file.tmp" "$file" ;;
     shapes-profile)
         m=gpu__time_duration.sum,sm__inst_executed.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
         m=$m,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_sectors_srcunit_tex_op_read.sum
@@ -314,7 +321,7 @@ EOF
           else tools/lab/soak.sh "$build" 1000 2>&1; fi; } > "$file.tmp" || :
         mv "$file.tmp" "$file"
         tail -n 1 "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp breakdown shapes-profile plans scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
