@@ -6,8 +6,8 @@
 #
 # (uint8 [length, channels] in on the GPU, int32 [channels, num_bins] out, allocated and zeroed
 # inside; values >= num_bins are not counted). The file is the course's own sources, pasted whole
-# in include order (common/hist.h, common/status.c, common/cuda_check.h, common/device.cuh,
-# common/gpu_limits.h, day06_roofline's roofline.cuh, plan.cuh, plan.cu and final.cu) with their
+# in include order (common/hist.h, common/status.c, common/cuda_check.h, common/gpu_limits.h,
+# common/device.cuh, day06_roofline's roofline.cuh, plan.cuh, plan.cu and final.cu) with their
 # #include "..." lines dropped, then a short PyTorch entry
 # point. Nothing is retyped: a change to the kernel is in the next `make submission`.
 set -euo pipefail
@@ -31,7 +31,7 @@ trap 'rm -f "$tmp"' EXIT
 #include <stdarg.h>
 #include <stdio.h>
 HEAD
-    for f in common/hist.h common/status.c common/cuda_check.h common/device.cuh common/gpu_limits.h \
+    for f in common/hist.h common/status.c common/cuda_check.h common/gpu_limits.h common/device.cuh \
         day06_roofline/roofline.cuh day06_roofline/plan.cuh day06_roofline/plan.cu \
         day06_roofline/final.cu; do
         printf '\n// ---- %s ----\n' "$f"
