@@ -30,17 +30,19 @@
 __device__ uint64_t *small_stamps;
 /** @brief Step 9's stamps per block: started, counted, summed, through the gate. */
 #define SMALL_STAMPS 4
-/** @brief Record step 9's stamp @p at of this block, where small_stamps is set.
- *  @param at the phase (0 .. SMALL_STAMPS - 1) */
-__device__ __forceinline__ void small_stamp(int at) {
-    if (small_stamps != NULL && threadIdx.x == 0) {
+/** @brief Record step 9's stamp @p at of this block, where small_stamps is set. Its start is
+ *  stamped by the gatekeeper's thread, which alone waits for the pointer from memory there (the
+ *  counting threads' loads go first); the later stamps by thread 0, which finds it in L1 by then.
+ *  @param at the phase (0 .. SMALL_STAMPS - 1) @param gatekeeper the gatekeeper's thread */
+__device__ __forceinline__ void small_stamp(int at, uint32_t gatekeeper) {
+    if (threadIdx.x == (at == 0 ? gatekeeper : 0) && small_stamps != NULL) {
         uint64_t t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
         small_stamps[blockIdx.x * SMALL_STAMPS + at] = t;
     }
 }
 /** @brief small.cuh's hook: step 9 stamped in this build. */
-#define SMALL_STAMP(at) small_stamp(at)
+#define SMALL_STAMP(at) small_stamp(at, R6_SMALL_THREADS)
 
 /* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
    launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is;
