@@ -26,24 +26,6 @@
 #include "gpu.h"
 #include "options.h"
 
-/** @brief Step 9's stamps, `[blocks][SMALL_STAMPS]` (small.cuh's SMALL_STAMP), or NULL. */
-__device__ uint64_t *small_stamps;
-/** @brief Step 9's stamps per block: started, counted, summed, through the gate. */
-#define SMALL_STAMPS 4
-/** @brief Record step 9's stamp @p at of this block, where small_stamps is set. Its start is
- *  stamped by the gatekeeper's thread, which alone waits for the pointer from memory there (the
- *  counting threads' loads go first); the later stamps by thread 0, which finds it in L1 by then.
- *  @param at the phase (0 .. SMALL_STAMPS - 1) @param gatekeeper the gatekeeper's thread */
-__device__ __forceinline__ void small_stamp(int at, uint32_t gatekeeper) {
-    if (threadIdx.x == (at == 0 ? gatekeeper : 0) && small_stamps != NULL) {
-        uint64_t t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        small_stamps[blockIdx.x * SMALL_STAMPS + at] = t;
-    }
-}
-/** @brief small.cuh's hook: step 9 stamped in this build. */
-#define SMALL_STAMP(at) small_stamp(at, R6_SMALL_THREADS)
-
 /* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
    launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is;
    final.cu's entry points are left out of this copy. The notes document final.cu once, as the
@@ -117,7 +99,7 @@ static hist_status launch_final(void *ctx) {
     if (!b->kernel)
         return HIST_OK;
     if (b->small)
-        return launch_small(&b->args, 0);
+        return launch_small(&b->args, 0, b->d_stamps);
     const any_start start = b->zero ? ANY_FUSED : ANY_ACCUMULATE;
     return b->d_stamps ? launch_any<true>(&b->args, start, 0, b->d_stamps, &b->blocks)
                        : launch_any<false>(&b->args, start, 0, NULL, &b->blocks);
@@ -311,13 +293,10 @@ static hist_status print_small_stamps(const uint64_t *t, size_t n, double run_us
 static hist_status stamped_small_run(const hist_device *dev, breakdown_ctx *b) {
     hist_stats st;
     const size_t n = small_grid(hist_samples(b->args.problem), dev->sm_count) - 1;
-    uint64_t *h_stamps = (uint64_t *)malloc(n * SMALL_STAMPS * sizeof(uint64_t)), *none = NULL;
+    uint64_t *h_stamps = (uint64_t *)malloc(n * SMALL_STAMPS * sizeof(uint64_t));
     if (!h_stamps)
         return hist_fail(HIST_ERR_NOMEM, "out of host memory");
-    hist_status s = HIST_OK;
-    BREAKDOWN_TRY(cudaMemcpyToSymbol(small_stamps, &b->d_stamps, sizeof b->d_stamps));
-    s = hist_gpu_time_work(dev, launch_final, b, 1, 1, &st);
-    BREAKDOWN_TRY(cudaMemcpyToSymbol(small_stamps, &none, sizeof none));
+    hist_status s = hist_gpu_time_work(dev, launch_final, b, 1, 1, &st);
     if (s != HIST_OK)
         goto done;
     BREAKDOWN_TRY(cudaMemcpy(h_stamps, b->d_stamps, n * SMALL_STAMPS * sizeof(uint64_t),

@@ -494,15 +494,16 @@ static bool small_applies(const hist_problem *p) {
  *        output) on small_grid()'s grid: sized to the data, at most one block per SM.
  * @param a the call's arguments (one channel)
  * @param stream the stream
+ * @param d_stamps per-block phase stamps (the breakdown's), or NULL
  * @return HIST_OK or the CUDA error
  */
-static hist_status launch_small(const hist_args *a, cudaStream_t stream) {
+static hist_status launch_small(const hist_args *a, cudaStream_t stream, uint64_t *d_stamps) {
     const hist_problem *p = a->problem;
     uint64_t n = hist_samples(p);
     uint32_t bins = hist_bins(p->binning), lo = p->binning.lo, hi = p->binning.hi,
              width = p->binning.width;
-    void *args[] = {(void *)&a->samples, (void *)&n,    (void *)&lo,     (void *)&hi,
-                    (void *)&width,      (void *)&bins, (void *)&a->hist};
+    void *args[] = {(void *)&a->samples, (void *)&n,    (void *)&lo,      (void *)&hi,
+                    (void *)&width,      (void *)&bins, (void *)&a->hist, (void *)&d_stamps};
     return hist_launch_args(a->device, (const void *)small_kernel<uint32_t>,
                             dim3(small_grid(n, a->device->sm_count)), R6_SMALL_BLOCK, 0, stream, 1,
                             args, "small_kernel");
@@ -515,7 +516,7 @@ static hist_status launch_small(const hist_args *a, cudaStream_t stream) {
  * @return HIST_OK or the CUDA error
  */
 hist_status run_small(const hist_args *a) {
-    return launch_small(a, 0);
+    return launch_small(a, 0, NULL);
 }
 
 /** @brief Step 7's registry entry: the output zeroed by a memset, then the kernel.
@@ -534,7 +535,7 @@ hist_status run_any_memset(const hist_args *a) {
  */
 hist_status run_any(const hist_args *a) {
     if (small_applies(a->problem))
-        return launch_small(a, 0);
+        return launch_small(a, 0, NULL);
     uint32_t blocks;
     return launch_any<false>(a, ANY_FUSED, 0, NULL, &blocks);
 }

@@ -41,7 +41,8 @@ torch::Tensor histogram(torch::Tensor input, torch::Tensor output) {
     unsigned long long *counts = reinterpret_cast<unsigned long long *>(output.data_ptr<int64_t>());
     uint64_t n = (uint64_t)input.numel();
     uint32_t lo = 0, hi = 255, width = 1, bins = 256;
-    void *args[] = {&in, &n, &lo, &hi, &width, &bins, &counts};
+    uint64_t *no_stamps = nullptr;
+    void *args[] = {&in, &n, &lo, &hi, &width, &bins, &counts, &no_stamps};
     C10_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)small_kernel<unsigned long long>,
                                                dim3(small_grid(n, sm_count)), dim3(R6_SMALL_BLOCK),
                                                args, 0, c10::cuda::getCurrentCUDAStream().stream()));

@@ -44,14 +44,23 @@
  *  where step 8's grid for 512 MiB costs more than the bytes. */
 #define R6_SMALL_MAX_BYTES (16u << 20)
 
-/** @brief Where the breakdown stamps a block's phases (breakdown.cu defines it; nothing here). */
-#ifndef SMALL_STAMP
-#define SMALL_STAMP(at)
-#endif
-
 /** @brief The gate: one word per GPU, zero when the module loads, back to its low bits after
  *  every launch. */
 static __device__ uint32_t small_gate;
+
+/** @brief Step 9's phases, stamped per block where the breakdown asks (`d_stamps` not NULL). */
+enum small_stamp_at { SMALL_STARTED, SMALL_COUNTED, SMALL_SUMMED, SMALL_THROUGH, SMALL_STAMPS };
+
+/** @brief Record phase @p at of this block (its thread 0) in @p d_stamps
+ *  (`[blocks][SMALL_STAMPS]` nanoseconds, %globaltimer), unless it is NULL (every run but the
+ *  breakdown's). @param d_stamps the stamps, or NULL @param at the phase */
+__device__ __forceinline__ void small_stamp(uint64_t *d_stamps, small_stamp_at at) {
+    if (d_stamps != NULL && threadIdx.x == 0) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        d_stamps[blockIdx.x * SMALL_STAMPS + at] = t;
+    }
+}
 
 /**
  * @brief The grid of step 9 for @p n bytes: a counting block per R6_SMALL_BLOCK_BYTES, at most
@@ -164,6 +173,39 @@ __device__ inline void small_sync_counters() {
 }
 
 /**
+ * @brief The counting threads' part: zero the block's counters, then count its share of the
+ *        input into them (the 16-byte words from the first aligned byte, and in block 0 the bytes
+ *        before and after them). Each thread's first four words are asked for before anything
+ *        else, so that the memory's latency hides the zeroing.
+ * @param in the input @param n its bytes
+ * @param s_hist the counters `[256][32]` @param s_bins the block's sums per bin, zeroed here
+ */
+__device__ __forceinline__ void small_count(const uint8_t *in, uint64_t n, uint32_t *s_hist,
+                                            uint32_t *s_bins) {
+    const uint64_t skip = (16 - (uintptr_t)in % 16) % 16, head = skip < n ? skip : n;
+    const uint64_t words = (n - head) / 16, stride = (uint64_t)(gridDim.x - 1) * R6_SMALL_THREADS;
+    const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
+    const uint64_t i = (uint64_t)blockIdx.x * R6_SMALL_THREADS + threadIdx.x;
+    uint4 w[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        if (i + k * stride < words)
+            w[k] = __ldg(v + i + k * stride);
+    for (uint32_t k = threadIdx.x; k < 256 * 32 / 4; k += R6_SMALL_THREADS)
+        reinterpret_cast<uint4 *>(s_hist)[k] = make_uint4(0, 0, 0, 0);
+    if (threadIdx.x < 256)
+        s_bins[threadIdx.x] = 0;
+    small_sync_counters();
+    uint32_t *s_lane = s_hist + threadIdx.x % 32;
+    small_count_words(v, words, i, stride, w, s_lane);
+    if (blockIdx.x == 0 && threadIdx.x < 32) { /* the bytes before and after the words */
+        small_count_bytes(in, threadIdx.x, head, s_lane);
+        small_count_bytes(in, head + words * 16 + threadIdx.x, n, s_lane);
+    }
+    small_sync_counters();
+}
+
+/**
  * @brief Step 9: the histogram of @p n bytes of one channel into @p out (`bins` counters, bin
  *        `(v - lo) / width` for `lo <= v <= hi`), zeroed by the kernel itself.
  * @tparam COUNT the output's counter type (uint32_t; unsigned long long for GPU MODE's int64)
@@ -174,6 +216,7 @@ __device__ inline void small_sync_counters() {
  * @param width values per bin
  * @param bins the bins
  * @param out the output (`bins` counters)
+ * @param d_stamps per-block phase stamps for the breakdown, or NULL
  * @par Launch
  * Cooperative, small_grid() blocks of R6_SMALL_BLOCK threads, 33 KiB of static shared memory;
  * one launch at a time on a GPU (small_gate).
@@ -181,10 +224,10 @@ __device__ inline void small_sync_counters() {
 template <typename COUNT>
 __global__ void __launch_bounds__(R6_SMALL_BLOCK, 1)
     small_kernel(const uint8_t *__restrict__ in, uint64_t n, uint32_t lo, uint32_t hi,
-                 uint32_t width, uint32_t bins, COUNT *__restrict__ out) {
+                 uint32_t width, uint32_t bins, COUNT *__restrict__ out, uint64_t *d_stamps) {
     __shared__ uint32_t s_hist[256 * 32]; /* [value][lane]: lane l's counters all in bank l */
     __shared__ uint32_t s_bins[256];      /* the block's sums per bin (binned inputs only) */
-    SMALL_STAMP(0);
+    small_stamp(d_stamps, SMALL_STARTED);
     if (blockIdx.x == gridDim.x - 1) { /* the zeroing block */
         small_zero_and_open(out, bins);
         return;
@@ -192,41 +235,19 @@ __global__ void __launch_bounds__(R6_SMALL_BLOCK, 1)
     const bool counting = threadIdx.x < R6_SMALL_THREADS;
     uint32_t sum = 0;
     if (counting) {
-        /* the 16-byte words from the first aligned byte; first, this thread's first four */
-        const uint64_t skip = (16 - (uintptr_t)in % 16) % 16, head = skip < n ? skip : n;
-        const uint64_t words = (n - head) / 16,
-                       stride = (uint64_t)(gridDim.x - 1) * R6_SMALL_THREADS;
-        const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
-        const uint64_t i = (uint64_t)blockIdx.x * R6_SMALL_THREADS + threadIdx.x;
-        uint4 w[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-            if (i + k * stride < words)
-                w[k] = __ldg(v + i + k * stride);
-        for (uint32_t k = threadIdx.x; k < 256 * 32 / 4; k += R6_SMALL_THREADS)
-            reinterpret_cast<uint4 *>(s_hist)[k] = make_uint4(0, 0, 0, 0);
-        if (threadIdx.x < 256)
-            s_bins[threadIdx.x] = 0;
-        small_sync_counters();
-        uint32_t *s_lane = s_hist + threadIdx.x % 32;
-        small_count_words(v, words, i, stride, w, s_lane);
-        if (blockIdx.x == 0 && threadIdx.x < 32) { /* the bytes before and after the words */
-            small_count_bytes(in, threadIdx.x, head, s_lane);
-            small_count_bytes(in, head + words * 16 + threadIdx.x, n, s_lane);
-        }
-        small_sync_counters();
-        SMALL_STAMP(1);
+        small_count(in, n, s_hist, s_bins);
+        small_stamp(d_stamps, SMALL_COUNTED);
         sum = small_value_sum(s_hist);
         const uint32_t value = threadIdx.x / (R6_SMALL_THREADS / 256);
         if (width != 1 && threadIdx.x % (R6_SMALL_THREADS / 256) == 0 && sum && value >= lo &&
             value <= hi)
             atomicAdd(&s_bins[(value - lo) / width], sum);
-        SMALL_STAMP(2);
+        small_stamp(d_stamps, SMALL_SUMMED);
     } else if (threadIdx.x == R6_SMALL_THREADS) {
         small_wait_at_gate();
     }
     __syncthreads(); /* the block's sums done, and its gatekeeper through: the output is zero */
-    SMALL_STAMP(3);
+    small_stamp(d_stamps, SMALL_THROUGH);
     if (!counting)
         return;
     const uint32_t value = threadIdx.x / (R6_SMALL_THREADS / 256);
