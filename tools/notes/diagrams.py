@@ -249,6 +249,51 @@ def day03_private():
     s.save("day03_private.svg")
 
 
+def day06_gate():
+    s = Svg(980, 330, "Day 06, step 9: the zeroing block opens the gate; each gatekeeper waits there")
+    s.arrow_def()
+    s.text(20, 28, "Day 06, step 9: no grid barrier: one block zeroes the output and opens a gate "
+           "that each block's gatekeeper waits at", 15, weight="bold")
+    x0, unit = 210, 70  # time runs left to right, unit pixels per step
+    rows = [("zeroing block", 70), ("counting warps (16)", 135), ("gatekeeper warp", 200)]
+    for name, y in rows:
+        s.text(x0 - 12, y + 22, name, 12, "end")
+    s.line(20, 117, 960, 117, stroke="#bbb", sw=1)
+    s.text(20, 132, "each counting block:", 11, "start", "bold")
+    # the zeroing block: zero the output, then its release add flips the gate's top bit
+    s.rect(x0, 70, 2 * unit, 34, fill=BANK_COLOURS[1], opacity=0.6)
+    s.text(x0 + unit, 91, "out[k] = 0", 11, "middle")
+    s.rect(x0 + 2 * unit, 70, 2.4 * unit, 34, fill=BANK_COLOURS[2], opacity=0.6)
+    s.text(x0 + 3.2 * unit, 86, "gate += 2^31 - (blocks - 1)", 10, "middle")
+    s.text(x0 + 3.2 * unit, 99, "(release)", 10, "middle")
+    # the counting warps
+    parts = [("loads asked", 1.3, 0), ("counters = 0", 1.3, 3), ("count: atomics", 3.4, 4),
+             ("sum lanes", 1.4, 5)]
+    x = x0
+    for label, w, c in parts:
+        s.rect(x, 135, w * unit, 34, fill=BANK_COLOURS[c], opacity=0.6)
+        s.text(x + w * unit / 2, 156, label, 11, "middle")
+        x += w * unit
+    barrier = x + 8
+    s.line(barrier, 128, barrier, 242, stroke="#333", sw=3)
+    s.text(barrier, 258, "__syncthreads()", 11, "middle", "bold")
+    s.rect(barrier + 8, 135, 1.6 * unit, 34, fill=BANK_COLOURS[6], opacity=0.6)
+    s.text(barrier + 8 + 0.8 * unit, 156, "out += sums", 11, "middle")
+    # the gatekeeper: arrive relaxed, then read until the top bit flips
+    s.rect(x0, 200, 1.2 * unit, 34, fill=BANK_COLOURS[2], opacity=0.35)
+    s.text(x0 + 0.6 * unit, 221, "gate += 1", 11, "middle")
+    s.rect(x0 + 1.2 * unit, 200, 4.2 * unit, 34, fill="#eee")
+    s.text(x0 + 3.3 * unit, 221, "read the gate (acquire) until its top bit flips", 11, "middle")
+    s.line(x0 + 4.4 * unit, 106, x0 + 4.6 * unit, 198, stroke=BANK_COLOURS[2], arrow=True)
+    s.text(x0 + 4.7 * unit, 185, "the last add flips it", 10)
+    s.line(x0 + 5.4 * unit, 217, barrier - 4, 217, arrow=True)
+    s.text(20, 290, "The gate is one word per GPU. Every counting block adds 1, the zeroing block "
+           "2^31 less their number, so its top bit flips once all have added,", 11)
+    s.text(20, 306, "whatever their order, and its low bits are back where they were for the next "
+           "launch. A block adds into the output only after its gatekeeper saw the flip.", 11)
+    s.save("day06_gate.svg")
+
+
 def day07_streams():
     s = Svg(920, 280, "Day 07, step 4: one stream copies, one counts, events tie them")
     s.arrow_def()
@@ -281,4 +326,5 @@ if __name__ == "__main__":
     day04_tiling()
     day05_padded()
     day06_layout()
+    day06_gate()
     day07_streams()
