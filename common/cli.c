@@ -22,6 +22,7 @@ enum {
     OPT_HI,
     OPT_WIDTH,
     OPT_VALUES,
+    OPT_BITS,
     OPT_DIST,
     OPT_SEED,
     OPT_REPS,
@@ -49,6 +50,7 @@ static const struct option long_options[] = {
     {"hi", required_argument, NULL, OPT_HI},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"values", required_argument, NULL, OPT_VALUES},
+    {"bits", required_argument, NULL, OPT_BITS},
     {"dist", required_argument, NULL, OPT_DIST},
     {"seed", required_argument, NULL, OPT_SEED},
     {"reps", required_argument, NULL, OPT_REPS},
@@ -83,17 +85,22 @@ static const usage_line shared_usage[] = {
     {"preset", "                    (32768 x 1, values 1..100, 5 bins of 20) or pmpp:K, K = 1..6",
      0},
     {"preset",
-     "                    (GPU MODE's histogram_v2 sizes: 1 channel of bytes; pmpp = pmpp:1)", 0},
+     "                    (GPU MODE's histogram_v2 sizes: 1 channel of bytes; pmpp = pmpp:1),", 0},
+    {"preset", "                    u16 or u16x8 (256 Mi 16-bit samples in 1 or 8 channels)", 0},
+    {"bits", "  --bits B          bits a sample: 8 (uint8) or 16 (uint16); a change of the", 0},
+    {"bits", "                    preset's takes its full range and one bin a value", 0},
     {"rows", "  --rows N          rows, 0..%llu (uint32 counts cannot overflow)", HIST_MAX_ROWS},
     {"channels", "  --channels N      channels, 1..%llu", HIST_MAX_CHANNELS},
-    {"lo", "  --lo V --hi V     binning range, 0..255, lo <= hi", 0},
-    {"width", "  --width W         values per bin, 1..256 (bins = (hi - lo) / width + 1)", 0},
-    {"values", "  --values A:B      generated values range over A..B (0..255)", 0},
+    {"lo", "  --lo V --hi V     binning range, 0..255 (0..65535 for 16 bits), lo <= hi", 0},
+    {"width", "  --width W         values per bin, 1..256 or 65536 (bins = (hi - lo) / width + 1)",
+     0},
+    {"values", "  --values A:B      generated values range over A..B (0..255 or 65535)", 0},
     {"dist", "  --dist D          uniform, contention:P (P% of samples one hot value), constant,",
      0},
     {"dist", "                    runs:L (runs of L equal samples down each channel)", 0},
     {"seed", "  --seed S          splitmix64 seed (0..2^64-1)", 0},
-    {"input", "  --input FILE      read the samples from a uint8 2-D C-order .npy file instead", 0},
+    {"input", "  --input FILE      read the samples from a uint8 2-D C-order .npy file (uint16", 0},
+    {"input", "                    with --bits 16) instead", 0},
     {"save-input", "  --save-input FILE write the generated samples as .npy", 0},
     {NULL, "", 0},
     {NULL, "running:", 0},
@@ -171,11 +178,11 @@ void hist_print_program_usage(FILE *f, const hist_program *prog) {
 
 /** @brief The runner's description of itself, the first lines of its usage text. */
 #define RUNNER_ABOUT                                                                               \
-    "Per-channel histograms of a [rows, channels] uint8 array: runs, times and checks\n"           \
-    "every implementation of this program against the CPU reference."
+    "Per-channel histograms of a [rows, channels] uint8 (or uint16) array: runs, times and\n"      \
+    "checks every implementation of this program against the CPU reference."
 
 void hist_print_usage(FILE *f, const char *program) {
-    const hist_program prog = {program, RUNNER_ABOUT, NULL, 0, NULL, NULL, 0, 0, 0};
+    const hist_program prog = {program, RUNNER_ABOUT, NULL, 0, NULL, NULL, 0, 0, 0, 1};
     hist_print_program_usage(f, &prog);
 }
 
@@ -198,21 +205,21 @@ static hist_status parse_number(const char *option, const char *text, uint64_t m
     return HIST_OK;
 }
 
-static hist_status parse_values(const char *text, uint8_t *vmin, uint8_t *vmax) {
+static hist_status parse_values(const char *text, uint32_t max, uint32_t *vmin, uint32_t *vmax) {
     const char *colon = strchr(text, ':');
     char first[16];
     uint64_t a = 0, b = 0;
     if (!colon || (size_t)(colon - text) >= sizeof first)
-        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= 255, got '%s'",
-                         text);
+        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= %u, got '%s'",
+                         max, text);
     memcpy(first, text, (size_t)(colon - text));
     first[colon - text] = '\0';
-    if (parse_number("values", first, 0, 255, &a) != HIST_OK ||
-        parse_number("values", colon + 1, 0, 255, &b) != HIST_OK || a > b)
-        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= 255, got '%s'",
-                         text);
-    *vmin = (uint8_t)a;
-    *vmax = (uint8_t)b;
+    if (parse_number("values", first, 0, max, &a) != HIST_OK ||
+        parse_number("values", colon + 1, 0, max, &b) != HIST_OK || a > b)
+        return hist_fail(HIST_ERR_USAGE, "--values: expected A:B with 0 <= A <= B <= %u, got '%s'",
+                         max, text);
+    *vmin = (uint32_t)a;
+    *vmax = (uint32_t)b;
     return HIST_OK;
 }
 
@@ -320,21 +327,32 @@ static hist_status parse_dataset(const given *g, hist_options *o) {
                                  name_of(shape_options[i]));
     }
     hist_problem *p = &o->data.problem;
+    uint64_t bits = hist_sample_bits(p);
+    if (number_option(g, OPT_BITS, 8, 16, &bits) != HIST_OK)
+        return HIST_ERR_USAGE;
+    if (bits != 8 && bits != 16)
+        return hist_fail(HIST_ERR_USAGE, "--bits: 8 or 16, got %llu", (unsigned long long)bits);
+    if (bits != hist_sample_bits(p)) { /* another sample width: its full range, a bin a value */
+        p->bits = (uint32_t)bits;
+        p->binning = (hist_binning){0, hist_max_value(p), 1};
+        o->data.vmin = 0, o->data.vmax = hist_max_value(p);
+    }
+    const uint32_t max = hist_max_value(p);
     uint64_t rows = p->rows, channels = p->channels, lo = p->binning.lo, hi = p->binning.hi,
              width = p->binning.width, seed = o->data.seed;
     if (number_option(g, OPT_ROWS, 0, HIST_MAX_ROWS, &rows) != HIST_OK ||
         number_option(g, OPT_CHANNELS, 1, HIST_MAX_CHANNELS, &channels) != HIST_OK ||
-        number_option(g, OPT_LO, 0, 255, &lo) != HIST_OK ||
-        number_option(g, OPT_HI, 0, 255, &hi) != HIST_OK ||
-        number_option(g, OPT_WIDTH, 1, 256, &width) != HIST_OK)
+        number_option(g, OPT_LO, 0, max, &lo) != HIST_OK ||
+        number_option(g, OPT_HI, 0, max, &hi) != HIST_OK ||
+        number_option(g, OPT_WIDTH, 1, (uint64_t)max + 1, &width) != HIST_OK)
         return HIST_ERR_USAGE;
     p->rows = rows;
     p->channels = (uint32_t)channels;
-    p->binning.lo = (uint8_t)lo;
-    p->binning.hi = (uint8_t)hi;
+    p->binning.lo = (uint32_t)lo;
+    p->binning.hi = (uint32_t)hi;
     p->binning.width = (uint32_t)width;
     if (g->seen[OPT_VALUES] &&
-        parse_values(g->value[OPT_VALUES], &o->data.vmin, &o->data.vmax) != HIST_OK)
+        parse_values(g->value[OPT_VALUES], max, &o->data.vmin, &o->data.vmax) != HIST_OK)
         return HIST_ERR_USAGE;
     if (g->seen[OPT_DIST] && hist_dist_parse(g->value[OPT_DIST], &o->data.dist) != HIST_OK)
         return HIST_ERR_USAGE;
@@ -477,6 +495,11 @@ hist_status hist_parse_program(const hist_program *prog, int argc, char **argv, 
         parse_gpu_limits(&g, &o) != HIST_OK || parse_files(&g, &o) != HIST_OK ||
         parse_extra(prog, &g, values) != HIST_OK)
         return HIST_ERR_USAGE;
+    if (hist_sample_bits(&o.data.problem) != 8 && !prog->samples16)
+        return hist_fail(HIST_ERR_USAGE,
+                         "%s counts 8-bit samples only (--bits 16 and the u16 presets are for "
+                         "the course runner and day 08)",
+                         prog->name);
     store_extra(prog, &g, values);
     *out = o;
     return HIST_OK;
@@ -496,6 +519,6 @@ int hist_program_options(const hist_program *prog, int argc, char **argv, hist_o
 
 hist_status hist_parse_args(int argc, char **argv, const hist_impl *impls, size_t count,
                             hist_options *out) {
-    const hist_program runner = {argv[0], RUNNER_ABOUT, impls, count, NULL, NULL, 0, 0, 0};
+    const hist_program runner = {argv[0], RUNNER_ABOUT, impls, count, NULL, NULL, 0, 0, 0, 1};
     return hist_parse_program(&runner, argc, argv, out);
 }

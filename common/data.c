@@ -27,20 +27,31 @@ uint64_t hist_splitmix64(uint64_t seed, uint64_t index) {
 /** @brief Seed offset of the hot value's stream. */
 #define STREAM_HOT_VALUE UINT64_C(0x686F7476616C7565) /* "hotvalue" */
 
-/* 16-bit lane `i % 4` of output `i / 4`, mapped onto [vmin, vmin + range) by multiply-shift. */
-static inline uint8_t lane_value(uint64_t word, unsigned lane, uint8_t vmin, uint32_t range) {
+/* 16-bit lane `i % 4` of output `i / 4`, mapped onto [vmin, vmin + range) by multiply-shift
+   (range at most 65536: the product fits 32 bits, and a range of 65536 takes the lane as it is). */
+static inline uint32_t lane_value(uint64_t word, unsigned lane, uint32_t vmin, uint32_t range) {
     uint32_t bits = (uint32_t)(word >> (16 * lane)) & 0xFFFFu;
-    return (uint8_t)(vmin + ((bits * range) >> 16));
+    return vmin + ((bits * range) >> 16);
 }
 
-static uint8_t uniform_at(const hist_dataset *d, uint64_t i) {
-    uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+static uint32_t uniform_at(const hist_dataset *d, uint64_t i) {
+    uint32_t range = d->vmax - d->vmin + 1;
     return lane_value(hist_splitmix64(d->seed, i / 4), (unsigned)(i % 4), d->vmin, range);
 }
 
-uint8_t hist_hot_value(const hist_dataset *d) {
-    uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+uint32_t hist_hot_value(const hist_dataset *d) {
+    uint32_t range = d->vmax - d->vmin + 1;
     return lane_value(hist_splitmix64(d->seed ^ STREAM_HOT_VALUE, 0), 0, d->vmin, range);
+}
+
+/* Sample k of @p out: one byte, or two (little-endian) for 16-bit samples. */
+static inline void put_sample(uint8_t *out, uint64_t k, uint32_t v, uint32_t size) {
+    if (size == 1) {
+        out[k] = (uint8_t)v;
+    } else {
+        out[2 * k] = (uint8_t)(v & 0xFFu);
+        out[2 * k + 1] = (uint8_t)(v >> 8);
+    }
 }
 
 static hist_status parse_param(const char *text, const char *name, uint32_t min, uint32_t max,
@@ -138,9 +149,23 @@ hist_status hist_preset(const char *name, hist_dataset *out) {
             .seed = 1001};
         return HIST_OK;
     }
+    /* day 08: 16-bit samples, the full range, 65,536 bins; the main preset's 512 MiB as one
+       channel, and as 8 */
+    if (strcmp(name, "u16") == 0 || strcmp(name, "u16x8") == 0) {
+        const uint32_t channels = name[3] == 'x' ? 8 : 1;
+        *out = (hist_dataset){.problem = {.rows = (UINT64_C(256) << 20) / channels,
+                                          .channels = channels,
+                                          .binning = {0, 65535, 1},
+                                          .bits = 16},
+                              .vmin = 0,
+                              .vmax = 65535,
+                              .dist = {HIST_DIST_UNIFORM, 0},
+                              .seed = 1016};
+        return HIST_OK;
+    }
     return hist_fail(HIST_ERR_USAGE,
                      "--preset: unknown preset '%s' (accepted: main, small-binned, pmpp, "
-                     "pmpp:1 .. pmpp:6)",
+                     "pmpp:1 .. pmpp:6, u16, u16x8)",
                      name);
 }
 
@@ -149,7 +174,8 @@ typedef struct gen_job {
     const hist_dataset *d; /**< the dataset */
     uint8_t *samples;      /**< where its bytes go: samples[0] is the first row's first sample */
     uint64_t first;        /**< the global index of samples[0]: a sample's, a row's for runs */
-    uint8_t hot;           /**< the hot value (contention, constant) */
+    uint32_t hot;          /**< the hot value (contention, constant) */
+    uint32_t size;         /**< bytes per sample: 1, or 2 for 16-bit samples */
     uint32_t threshold;    /**< contention: a coin below it picks the hot value */
 } gen_job;
 
@@ -159,7 +185,7 @@ typedef struct gen_job {
 static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
     const gen_job *j = ctx;
     const hist_dataset *d = j->d;
-    const uint32_t range = (uint32_t)d->vmax - d->vmin + 1;
+    const uint32_t range = d->vmax - d->vmin + 1, size = j->size;
     uint8_t *out = j->samples;
     const uint64_t g_end = j->first + end;
     switch (d->dist.kind) {
@@ -167,11 +193,15 @@ static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
         for (uint64_t g = j->first + begin; g < g_end;) {
             const uint64_t word = hist_splitmix64(d->seed, g / 4);
             for (unsigned lane = (unsigned)(g % 4); lane < 4 && g < g_end; ++lane, ++g)
-                out[g - j->first] = lane_value(word, lane, d->vmin, range);
+                put_sample(out, g - j->first, lane_value(word, lane, d->vmin, range), size);
         }
         break;
     case HIST_DIST_CONSTANT:
-        memset(out + begin, j->hot, end - begin);
+        if (size == 1)
+            memset(out + begin, (int)j->hot, end - begin);
+        else
+            for (uint64_t k = begin; k < end; ++k)
+                put_sample(out, k, j->hot, size);
         break;
     case HIST_DIST_CONTENTION:
         /* a sample is replaced when its 16-bit coin is below P% of 65536 */
@@ -180,8 +210,9 @@ static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
             const uint64_t coin = hist_splitmix64(d->seed ^ STREAM_CONTENTION, g / 4);
             for (unsigned lane = (unsigned)(g % 4); lane < 4 && g < g_end; ++lane, ++g) {
                 const uint32_t c = (uint32_t)(coin >> (16 * lane)) & 0xFFFFu;
-                out[g - j->first] =
-                    c < j->threshold ? j->hot : lane_value(word, lane, d->vmin, range);
+                put_sample(out, g - j->first,
+                           c < j->threshold ? j->hot : lane_value(word, lane, d->vmin, range),
+                           size);
             }
         }
         break;
@@ -191,7 +222,8 @@ static void generate_range(void *ctx, uint64_t begin, uint64_t end) {
             /* every row of run k repeats the uniform values of row k */
             const uint64_t source_row = r / d->dist.param;
             for (uint64_t c = 0; c < channels; ++c)
-                out[(r - j->first) * channels + c] = uniform_at(d, source_row * channels + c);
+                put_sample(out, (r - j->first) * channels + c,
+                           uniform_at(d, source_row * channels + c), size);
         }
         break;
     }
@@ -206,6 +238,10 @@ hist_status hist_generate_rows(const hist_dataset *d, uint64_t first_row, uint64
                                uint8_t *samples) {
     if (d->vmin > d->vmax)
         return hist_fail(HIST_ERR_USAGE, "value range %u..%u is empty", d->vmin, d->vmax);
+    if (d->vmax > hist_max_value(&d->problem))
+        return hist_fail(HIST_ERR_USAGE, "value range %u..%u goes past %u-bit samples (at most %u)",
+                         d->vmin, d->vmax, hist_sample_bits(&d->problem),
+                         hist_max_value(&d->problem));
     if (d->dist.kind > HIST_DIST_RUNS)
         return hist_fail(HIST_ERR_USAGE, "unknown distribution");
     if (d->dist.kind == HIST_DIST_CONTENTION && d->dist.param > 100)
@@ -217,7 +253,11 @@ hist_status hist_generate_rows(const hist_dataset *d, uint64_t first_row, uint64
                          (unsigned long long)first_row, (unsigned long long)(first_row + rows),
                          (unsigned long long)d->problem.rows);
     const uint64_t channels = d->problem.channels;
-    gen_job job = {d, samples, first_row * channels, hist_hot_value(d),
+    gen_job job = {d,
+                   samples,
+                   first_row * channels,
+                   hist_hot_value(d),
+                   hist_sample_bytes(&d->problem),
                    (d->dist.param * 65536u + 50u) / 100u};
     /* every core on a large dataset (1 MiB or more a thread): the same bytes however it is cut */
     const uint64_t grain = UINT64_C(1) << 20;

@@ -5,7 +5,9 @@
  * Every dataset is a pure function of (shape, value range, distribution, seed): the same bytes on
  * any machine, in any thread order. Sample `i` (row-major index) is drawn from splitmix64 output
  * number `i / 4`, taking the 16-bit lane `i % 4` and mapping it to the value range by
- * multiply-shift, `vmin + (lane * range) >> 16` (exact for range 256, bias under 0.2% otherwise).
+ * multiply-shift, `vmin + (lane * range) >> 16` (exact for ranges of 256 and 65,536, bias under
+ * 0.2% for other byte ranges). 16-bit samples (the problem's `bits`) are written as two
+ * little-endian bytes each.
  */
 #ifndef HIST_DATA_H
 #define HIST_DATA_H
@@ -41,8 +43,8 @@ typedef struct hist_dist {
 /** @brief A full dataset description: shape, value range, distribution, seed. */
 typedef struct hist_dataset {
     hist_problem problem; /**< shape and binning */
-    uint8_t vmin;         /**< smallest generated value */
-    uint8_t vmax;         /**< largest generated value */
+    uint32_t vmin;        /**< smallest generated value */
+    uint32_t vmax;        /**< largest generated value, at most the samples' largest */
     hist_dist dist;       /**< distribution */
     uint64_t seed;        /**< generator seed */
 } hist_dataset;
@@ -65,7 +67,8 @@ void hist_dist_format(hist_dist d, char *buf, size_t len);
 
 /**
  * @brief Look up a preset by name (`main`, `small-binned`, or `pmpp:K`, K = 1 .. 6: GPU MODE's
- *        `histogram_v2` benchmark shapes, one channel of bytes; `pmpp` is `pmpp:1`).
+ *        `histogram_v2` benchmark shapes, one channel of bytes; `pmpp` is `pmpp:1`; `u16` and
+ *        `u16x8`: 256 Mi 16-bit samples, the full range in 65,536 bins, as 1 and 8 channels).
  * @return HIST_OK, or HIST_ERR_USAGE naming the presets that exist.
  * @param name the preset's name
  * @param out its dataset
@@ -75,14 +78,14 @@ hist_status hist_preset(const char *name, hist_dataset *out);
 /** @brief The value every sample takes under `constant` and the replaced share under
  *  `contention:P`: drawn from the seed, within `[vmin, vmax]`.
  * @param d the dataset
- * @return the byte value
+ * @return the value
  */
-uint8_t hist_hot_value(const hist_dataset *d);
+uint32_t hist_hot_value(const hist_dataset *d);
 
 /**
  * @brief Fill `samples[rows * channels]` with the dataset @p d describes.
  * @return HIST_OK or HIST_ERR_USAGE (invalid parameters).
- * @param samples `rows * channels` bytes to fill
+ * @param samples hist_input_bytes() bytes to fill
  * @param d the dataset
  */
 hist_status hist_generate(const hist_dataset *d, uint8_t *samples);
@@ -95,7 +98,7 @@ hist_status hist_generate(const hist_dataset *d, uint8_t *samples);
  * @param d the dataset (its shape is the whole dataset's)
  * @param first_row the first row to make
  * @param rows how many rows
- * @param samples `rows * channels` bytes to fill
+ * @param samples `rows * channels` samples to fill (`bits / 8` bytes each)
  */
 hist_status hist_generate_rows(const hist_dataset *d, uint64_t first_row, uint64_t rows,
                                uint8_t *samples);

@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(FLOOR_THREADS)
 }
 
 static hist_status launch_floor(hist_gpu *g) {
-    const uint64_t bytes = hist_samples(&g->problem);
+    const uint64_t bytes = hist_input_bytes(&g->problem);
     const size_t n16 = (size_t)(bytes / 16);
     floor_kernel<<<g->floor_blocks, FLOOR_THREADS>>>((const uint4 *)g->d_samples, n16,
                                                      g->d_samples + n16 * 16,
@@ -120,7 +120,7 @@ static size_t at_least_16(uint64_t bytes) {
 
 /* Device buffers and events of a session, and the input copied over. */
 static hist_status allocate(hist_gpu *g, size_t workspace_bytes) {
-    const uint64_t sample_bytes = hist_samples(&g->problem);
+    const uint64_t sample_bytes = hist_input_bytes(&g->problem);
     const uint64_t hist_bytes = hist_counters(&g->problem) * sizeof(uint32_t);
     /* pinned input makes the end-to-end copy as fast as the link allows; pageable still works */
     if (sample_bytes > 0 && cudaHostRegister((void *)g->h_samples, (size_t)sample_bytes,
@@ -147,7 +147,7 @@ extern "C" hist_status hist_gpu_create(hist_gpu **out, const hist_device *dev,
                                        const hist_problem *p, const uint8_t *h_samples,
                                        size_t workspace_bytes) {
     *out = NULL;
-    const uint64_t sample_bytes = hist_samples(p);
+    const uint64_t sample_bytes = hist_input_bytes(p);
     const uint64_t hist_bytes = hist_counters(p) * sizeof(uint32_t);
     const int floor_blocks = dev->sm_count;
     const size_t flush_bytes = 2 * dev->real_l2_bytes; /* the real L2, emulated or not */
@@ -474,7 +474,7 @@ typedef struct impl_call {
 static hist_status launch_impl(void *ctx) {
     const impl_call *c = (const impl_call *)ctx;
     hist_gpu *g = c->g;
-    const uint64_t sample_bytes = hist_samples(&g->problem);
+    const uint64_t sample_bytes = hist_input_bytes(&g->problem);
     if (c->end_to_end && sample_bytes > 0)
         HIST_CUDA_TRY(cudaMemcpyAsync(g->d_samples, g->h_samples, (size_t)sample_bytes,
                                       cudaMemcpyHostToDevice));
@@ -523,7 +523,8 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
 extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                            const hist_problem *p, const uint8_t *h_samples,
                                            size_t offset, uint32_t *h_hist) {
-    const size_t bytes = (size_t)hist_samples(p), hist_bytes = hist_counters(p) * sizeof(uint32_t);
+    const size_t bytes = (size_t)hist_input_bytes(p),
+                 hist_bytes = hist_counters(p) * sizeof(uint32_t);
     const size_t ws = impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
     uint8_t *d_base = NULL;
     uint32_t *d_hist = NULL;

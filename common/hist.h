@@ -2,7 +2,8 @@
  * @file hist.h
  * @brief The problem every lesson solves, and the one signature every implementation has.
  *
- * Input: `uint8` samples of shape `[rows, channels]`, row-major. Output: `uint32` counts of shape
+ * Input: `uint8` samples of shape `[rows, channels]`, row-major, or `uint16` ones (day 08: the
+ * problem's `bits`, two little-endian bytes a sample). Output: `uint32` counts of shape
  * `[channels, bins]`, where `hist[c][b]` counts the rows whose sample in channel `c` falls in bin
  * `b`. A sample `v` in `[lo, hi]` goes to bin `(v - lo) / width`; other samples are not counted.
  *
@@ -39,9 +40,10 @@ typedef enum hist_status {
 
 /** @brief Value-range binning: samples in `[lo, hi]` go to bin `(v - lo) / width`. */
 typedef struct hist_binning {
-    uint8_t lo;     /**< lowest counted value */
-    uint8_t hi;     /**< highest counted value, `lo <= hi` */
-    uint32_t width; /**< values per bin, 1..256 */
+    uint32_t lo; /**< lowest counted value */
+    uint32_t hi; /**< highest counted value, `lo <= hi <= ` the largest sample (255 or 65535) */
+    uint32_t
+        width; /**< values per bin, 1 .. hi - lo + 1 (at most 256 for bytes, 65536 for 16 bits) */
 } hist_binning;
 
 /** @brief The shape of one histogram problem. */
@@ -49,7 +51,25 @@ typedef struct hist_problem {
     uint64_t rows;        /**< number of rows, `0 <= rows <= HIST_MAX_ROWS` */
     uint32_t channels;    /**< number of channels, `1..HIST_MAX_CHANNELS` */
     hist_binning binning; /**< how values map to bins */
+    /** Bits per sample: 8 (`uint8`; 0, what an initializer that leaves it out gives, means 8) or
+     *  16 (`uint16`, day 08). hist_sample_bits() reads it. */
+    uint32_t bits;
 } hist_problem;
+
+/** @brief Bits per sample of @p p: 8 or 16. */
+static inline uint32_t hist_sample_bits(const hist_problem *p) {
+    return p->bits == 16 ? 16u : 8u;
+}
+
+/** @brief Bytes per sample of @p p: 1 or 2. */
+static inline uint32_t hist_sample_bytes(const hist_problem *p) {
+    return hist_sample_bits(p) / 8u;
+}
+
+/** @brief The largest sample value of @p p: 255 or 65535. */
+static inline uint32_t hist_max_value(const hist_problem *p) {
+    return (1u << hist_sample_bits(p)) - 1u;
+}
 
 /** @brief Number of bins of a binning: `(hi - lo) / width + 1` (the last bin may be narrower). */
 static inline uint32_t hist_bins(hist_binning b) {
@@ -67,6 +87,7 @@ static inline int hist_is_byte_binning(hist_binning b) {
  *
  * Exact for every byte value and every width 1..256: the rounding error of `magic` adds less
  * than `255 / 65536 < 1 / width` to `(v - lo) / width`, never enough to reach the next integer.
+ * Bytes only: the kernels of days 02-07 that use it take 8-bit samples.
  */
 typedef struct hist_bin_map {
     uint32_t lo;    /**< lowest counted value */
@@ -83,6 +104,19 @@ static inline hist_bin_map hist_bin_map_of(hist_binning b) {
 /** @brief Number of samples, `rows * channels`. */
 static inline uint64_t hist_samples(const hist_problem *p) {
     return p->rows * (uint64_t)p->channels;
+}
+
+/** @brief Bytes of the input, `rows * channels * ` hist_sample_bytes(). */
+static inline uint64_t hist_input_bytes(const hist_problem *p) {
+    return hist_samples(p) * hist_sample_bytes(p);
+}
+
+/** @brief Sample @p i (row-major index) of @p samples, an input of @p p's sample size.
+ *  @param p the problem @param samples its input @param i the index @return the value */
+static inline uint32_t hist_sample_at(const hist_problem *p, const uint8_t *samples, uint64_t i) {
+    if (hist_sample_bits(p) == 8)
+        return samples[i];
+    return (uint32_t)samples[2 * i] | (uint32_t)samples[2 * i + 1] << 8; /* little-endian */
 }
 
 /** @brief Number of counters in the output, `channels * bins`. */
@@ -126,7 +160,8 @@ static inline uint64_t hist_share(uint64_t n, uint64_t parts, uint64_t r, uint64
 }
 
 /**
- * @brief Check a problem: binning valid, shape within the limits, counts cannot overflow.
+ * @brief Check a problem: 8 or 16 bits a sample, binning valid for them, shape within the limits,
+ *        counts cannot overflow.
  * @return HIST_OK, or HIST_ERR_USAGE with the reason in hist_last_error().
  * @param p the problem
  */
@@ -281,6 +316,9 @@ typedef struct hist_impl {
      *  block, ..."): what the runner prints and the which-GPU page lists; NULL pointer: the same
      *  on every GPU (or only its grid size changes). The text may live in a static buffer. */
     const char *(*plan)(const hist_problem *p, const hist_device *dev);
+    /** 1: takes 16-bit samples (day 08) as well as bytes. 0 (left out of the initializer): bytes
+     *  only; hist_impl_unsupported() refuses a 16-bit problem for it. */
+    int samples16;
 } hist_impl;
 
 /**

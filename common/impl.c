@@ -34,6 +34,8 @@ const char *hist_impl_unsupported(const hist_impl *impl, const hist_problem *p,
     const char *todo = hist_not_written(impl);
     if (todo)
         return todo;
+    if (hist_sample_bits(p) != 8 && !impl->samples16)
+        return "8-bit samples only (day 08 counts 16-bit ones)";
     return impl->unsupported ? impl->unsupported(p, dev) : NULL;
 }
 
@@ -108,8 +110,8 @@ hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
     /* poisoned once: an implementation that does not zero its output is wrong after any call */
     memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
     host_input_call call = {impl, {p, input, hist, NULL, dev, 1}};
-    return hist_gpu_time_alternately(dev, pinned, hist_samples(p), call_host_input, &call, warmup,
-                                     reps, copy_floor, time);
+    return hist_gpu_time_alternately(dev, pinned, hist_input_bytes(p), call_host_input, &call,
+                                     warmup, reps, copy_floor, time);
 }
 
 /* The input of a host-input implementation where it wants it: @p samples itself (pageable), or
@@ -120,7 +122,7 @@ static hist_status host_input_for(const hist_impl *impl, const hist_problem *p,
     *input = samples;
     if (impl->where != HIST_PINNED_INPUT)
         return HIST_OK;
-    const uint64_t bytes = hist_samples(p);
+    const uint64_t bytes = hist_input_bytes(p);
     hist_status s = hist_host_memory_check(bytes, "the pinned copy of the samples");
     if (s == HIST_OK)
         s = hist_host_pinned_alloc(copy, (size_t)bytes);

@@ -112,7 +112,8 @@ extern const size_t hist_todo_count;
 const char *hist_not_written(const hist_impl *impl);
 
 /**
- * @brief Why @p impl cannot run @p p here (hist_not_written(), then its constraints), or NULL.
+ * @brief Why @p impl cannot run @p p here (hist_not_written(), then 16-bit samples where it takes
+ *        bytes only, then its constraints), or NULL.
  *        @p dev may be NULL when no GPU is present.
  * @param impl the registry entry
  * @param p the problem

@@ -1,6 +1,7 @@
 /**
  * @file npy.c
- * @brief A strict `.npy` reader (uint8, 2-D, C order) and an atomic writer.
+ * @brief A strict `.npy` reader (uint8 or little-endian uint16, 2-D, C order) and an atomic
+ *        writer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
@@ -256,12 +257,15 @@ static hist_status read_header(FILE *f, const char *path, uint64_t file_bytes, h
     return s;
 }
 
-/* The header describes what the course reads: uint8, C order, 2-D within the limits, and
-   exactly as many data bytes as the file holds. */
-static hist_status check_samples_header(const hist_npy_header *h, const char *path,
-                                        uint64_t file_bytes) {
-    if (!is_uint8_descr(h->descr))
-        return hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)", path, h->descr);
+/* The header describes what the course reads: uint8 (or, where @p allow16, little-endian
+   uint16), C order, 2-D within the limits, and exactly as many data bytes as the file holds;
+   h->bits set to 8 or 16. */
+static hist_status check_samples_header(hist_npy_header *h, const char *path, uint64_t file_bytes,
+                                        int allow16) {
+    h->bits = is_uint8_descr(h->descr) ? 8 : strcmp(h->descr, "<u2") == 0 ? 16 : 0;
+    if (h->bits == 0 || (h->bits == 16 && !allow16))
+        return hist_fail(HIST_ERR_FORMAT, "'%s': dtype '%s' is not uint8 (|u1)%s", path, h->descr,
+                         allow16 ? " or little-endian uint16 (<u2)" : "");
     if (h->fortran_order)
         return hist_fail(HIST_ERR_FORMAT,
                          "'%s' is in Fortran order; save it C-ordered "
@@ -277,10 +281,10 @@ static hist_status check_samples_header(const hist_npy_header *h, const char *pa
                          "rows (uint32 counts)",
                          path, rows, channels, HIST_MAX_CHANNELS,
                          (unsigned long long)HIST_MAX_ROWS);
-    if (rows * channels != file_bytes - h->data_offset)
+    if (rows * channels * (h->bits / 8) != file_bytes - h->data_offset)
         return hist_fail(HIST_ERR_FORMAT,
                          "'%s': shape (%llu, %llu) needs %llu bytes of data, the file holds %llu",
-                         path, rows, channels, rows * channels,
+                         path, rows, channels, rows * channels * (h->bits / 8),
                          (unsigned long long)(file_bytes - h->data_offset));
     return HIST_OK;
 }
@@ -313,7 +317,7 @@ hist_status hist_npy_open_u8(const char *path, hist_npy_header *h) {
         return s;
     s = read_header(f, path, file_bytes, h);
     if (s == HIST_OK)
-        s = check_samples_header(h, path, file_bytes);
+        s = check_samples_header(h, path, file_bytes, 0);
     fclose(f);
     return s;
 }
@@ -372,6 +376,11 @@ hist_status hist_npy_read_rows_u8(const char *path, const hist_npy_header *h, ui
 
 hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
                              uint64_t *channels) {
+    return hist_npy_read_samples(path, 8, samples, rows, channels);
+}
+
+hist_status hist_npy_read_samples(const char *path, unsigned bits, uint8_t **samples,
+                                  uint64_t *rows, uint64_t *channels) {
     *samples = NULL;
     FILE *f = NULL;
     uint64_t file_bytes = 0;
@@ -381,10 +390,13 @@ hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows
     hist_npy_header h;
     s = read_header(f, path, file_bytes, &h);
     if (s == HIST_OK)
-        s = check_samples_header(&h, path, file_bytes);
+        s = check_samples_header(&h, path, file_bytes, 1);
+    if (s == HIST_OK && h.bits != bits)
+        s = hist_fail(HIST_ERR_USAGE, "'%s' holds %s samples: run with %s", path,
+                      h.bits == 16 ? "uint16" : "uint8", h.bits == 16 ? "--bits 16" : "--bits 8");
     uint8_t *data = NULL;
     if (s == HIST_OK)
-        s = read_data(f, path, h.shape[0] * h.shape[1], &data);
+        s = read_data(f, path, h.shape[0] * h.shape[1] * (bits / 8), &data);
     fclose(f);
     if (s != HIST_OK)
         return s;
@@ -450,6 +462,12 @@ hist_status hist_npy_stage_u32(hist_outfile *o, const char *path, const uint32_t
 hist_status hist_npy_stage_u8(hist_outfile *o, const char *path, const uint8_t *data, uint64_t rows,
                               uint64_t cols) {
     return stage_npy(o, path, "|u1", data, 1, rows, cols);
+}
+
+hist_status hist_npy_stage_samples(hist_outfile *o, const char *path, const uint8_t *data,
+                                   uint64_t rows, uint64_t cols, unsigned bits) {
+    return bits == 16 ? stage_npy(o, path, "<u2", data, 2, rows, cols)
+                      : stage_npy(o, path, "|u1", data, 1, rows, cols);
 }
 
 hist_status hist_npy_write_u32(const char *path, const uint32_t *data, uint64_t rows,

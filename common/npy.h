@@ -25,6 +25,7 @@ typedef struct hist_npy_header {
     int ndim;           /**< number of dimensions (0..8) */
     uint64_t shape[8];  /**< the dimensions */
     size_t data_offset; /**< where the data starts in the file */
+    unsigned bits;      /**< bits a sample, once the samples' checks have read it: 8 or 16 */
 } hist_npy_header;
 
 /**
@@ -51,6 +52,22 @@ hist_status hist_npy_parse_header(const uint8_t *buf, size_t len, hist_npy_heade
  */
 hist_status hist_npy_read_u8(const char *path, uint8_t **samples, uint64_t *rows,
                              uint64_t *channels);
+
+/**
+ * @brief Read a `[rows, channels]` C-order array of @p bits-bit samples (uint8, or little-endian
+ *        uint16 `<u2`), checked as hist_npy_read_u8() checks its file; a file of the other sample
+ *        width is refused with the option that reads it.
+ * @param path      the file
+ * @param bits      8 or 16 (the problem's `--bits`)
+ * @param samples   set to a malloc'd buffer of `rows * channels * bits / 8` bytes the caller frees
+ *                  (NULL when the array is empty)
+ * @param rows      set to the first dimension
+ * @param channels  set to the second dimension
+ * @return HIST_OK, HIST_ERR_USAGE (the other sample width), HIST_ERR_IO, HIST_ERR_FORMAT or
+ *         HIST_ERR_NOMEM, with a message.
+ */
+hist_status hist_npy_read_samples(const char *path, unsigned bits, uint8_t **samples,
+                                  uint64_t *rows, uint64_t *channels);
 
 /**
  * @brief Read and check a `.npy` file's header only, as hist_npy_read_u8() checks it: for
@@ -124,6 +141,19 @@ hist_status hist_npy_stage_u32(hist_outfile *o, const char *path, const uint32_t
  */
 hist_status hist_npy_stage_u8(hist_outfile *o, const char *path, const uint8_t *data, uint64_t rows,
                               uint64_t cols);
+
+/**
+ * @brief hist_npy_stage_u32() for a dataset of @p bits-bit samples (`|u1`, or `<u2` for 16).
+ * @param o the staged file
+ * @param path the destination
+ * @param data `rows * cols` samples, `bits / 8` bytes each
+ * @param rows rows
+ * @param cols columns
+ * @param bits 8 or 16
+ * @return HIST_OK, or HIST_ERR_IO
+ */
+hist_status hist_npy_stage_samples(hist_outfile *o, const char *path, const uint8_t *data,
+                                   uint64_t rows, uint64_t cols, unsigned bits);
 
 #ifdef __cplusplus
 }

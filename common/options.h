@@ -69,6 +69,8 @@ typedef struct hist_program {
     size_t n_extra;                 /**< how many (at most HIST_MAX_EXTRA) */
     int reps;                       /**< `--reps` when not given (0: the runner's 10) */
     int warmup;                     /**< `--warmup` when not given (0: the runner's 1) */
+    int samples16;                  /**< 1: it takes 16-bit samples (`--bits 16`, the u16
+                                         presets); 0 (left out): bytes only, those refused */
 } hist_program;
 
 /** @brief The most options a program may add. */

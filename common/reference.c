@@ -12,7 +12,26 @@
 
 #include "parallel.h"
 
+/* The definition for 16-bit samples (two little-endian bytes each), one sample at a time. */
+static void reference16(const hist_problem *p, const uint8_t *samples, uint32_t *hist) {
+    const hist_binning b = p->binning;
+    const uint32_t bins = hist_bins(b), channels = p->channels;
+    memset(hist, 0, hist_counters(p) * sizeof(uint32_t));
+    for (uint64_t r = 0; r < p->rows; ++r) {
+        for (uint32_t c = 0; c < channels; ++c) {
+            const uint64_t i = r * channels + c;
+            const uint32_t v = (uint32_t)samples[2 * i] | (uint32_t)samples[2 * i + 1] << 8;
+            if (v >= b.lo && v <= b.hi)
+                hist[(uint64_t)c * bins + (v - b.lo) / b.width] += 1;
+        }
+    }
+}
+
 void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist) {
+    if (hist_sample_bits(p) == 16) {
+        reference16(p, samples, hist);
+        return;
+    }
     const hist_binning b = p->binning;
     const uint32_t bins = hist_bins(b);
     /* the definition, tabulated once per value: bin (v - lo) / width, or -1 outside [lo, hi] */
@@ -44,7 +63,8 @@ static void count_slabs(void *ctx, uint64_t first, uint64_t last) {
         hist_problem slab = *j->p;
         const uint64_t begin = s * j->slab_rows;
         slab.rows = begin + j->slab_rows < j->p->rows ? j->slab_rows : j->p->rows - begin;
-        hist_reference(&slab, j->samples + begin * j->p->channels, j->partials + s * counters);
+        hist_reference(&slab, j->samples + begin * j->p->channels * hist_sample_bytes(j->p),
+                       j->partials + s * counters);
     }
 }
 

@@ -16,7 +16,7 @@ extern "C" {
 /**
  * @brief The reference loop: every sample, in order, one counter increment.
  * @param p        the problem
- * @param samples  `[rows, channels]` host input
+ * @param samples  `[rows, channels]` host input (hist_sample_bytes() bytes a sample)
  * @param hist     `[channels, bins]` host output, overwritten
  */
 void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *hist);
@@ -28,7 +28,7 @@ void hist_reference(const hist_problem *p, const uint8_t *samples, uint32_t *his
  *        that day 01 measures). A problem too small to cut, or whose counters would take too much
  *        memory once per thread, is counted by hist_reference() alone.
  * @param p        the problem
- * @param samples  `[rows, channels]` host input
+ * @param samples  `[rows, channels]` host input (hist_sample_bytes() bytes a sample)
  * @param hist     `[channels, bins]` host output, overwritten
  */
 void hist_reference_parallel(const hist_problem *p, const uint8_t *samples, uint32_t *hist);

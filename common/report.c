@@ -73,7 +73,7 @@ static double share_of_floor(const hist_result *r, const hist_stats *floor) {
 
 void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist_problem *p,
                        const hist_roofs *roofs, double reference_us) {
-    const double bytes = (double)hist_samples(p);
+    const double bytes = (double)hist_input_bytes(p);
     const hist_stats *floor = &roofs->floor;
     fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %7s %8s %8s  %s\n", "lesson",
             "implementation", "where", "median", "min", "e2e median", "GB/s", "%floor", "%bound",
@@ -121,7 +121,7 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
             "gb_per_s,pct_of_floor,speedup_vs_reference,speedup_vs_previous_lesson,check,"
             "floor_median_us,gpu,rows,channels,bins,dist,seed,reps,threads,"
             "clean_floor_median_us,date_utc,command,copy_floor_median_us,atomic_ceiling_median_us,"
-            "pct_of_bound,commit\n");
+            "pct_of_bound,commit,bits\n");
     char gpu_cell[256]; /* a GPU's name as one CSV cell */
     snprintf(gpu_cell, sizeof gpu_cell, "%s", gpu);
     for (char *c = gpu_cell; *c; ++c)
@@ -142,7 +142,7 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
             fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%s,", t, r->time.min_us,
                     end_to_end_us(r),
                     hist_takes_host_input(r->impl->where) ? r->time.min_us : r->e2e.min_us,
-                    t > 0 ? hist_samples(p) / (t * 1e3) : 0.0, 100.0 * share_of_floor(r, floor),
+                    t > 0 ? hist_input_bytes(p) / (t * 1e3) : 0.0, 100.0 * share_of_floor(r, floor),
                     reference_us > 0 && t > 0 ? reference_us / t : 0.0,
                     prev > 0 && t > 0 ? prev / t : 0.0, r->mismatches == 0 ? "exact" : "mismatch");
         else {
@@ -153,12 +153,12 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
                     *c = ';'; /* keep the CSV's columns */
             fprintf(f, ",,,,,,,,skipped: %s,", reason);
         }
-        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f,%s\n",
+        fprintf(f, "%.3f,%s,%llu,%u,%u,%s,%llu,%d,%d,%.3f,%s,%s,%.3f,%.3f,%.2f,%s,%u\n",
                 floor->median_us, gpu_cell, (unsigned long long)p->rows, p->channels,
                 hist_bins(p->binning), dist, (unsigned long long)o->data.seed, o->reps, o->threads,
                 roofs->clean.median_us, date, o->command, r->copy_floor.median_us,
                 roofs->ceiling.median_us, r->ran ? 100.0 * share_of_bound(r, roofs) : 0.0,
-                hist_course_commit);
+                hist_course_commit, hist_sample_bits(p));
     }
 }
 

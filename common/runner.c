@@ -94,14 +94,15 @@ static hist_status load_samples(const hist_options *o, run_state *st) {
     hist_problem *p = &st->p;
     if (o->input) {
         uint64_t rows = 0, channels = 0;
-        hist_status s = hist_npy_read_u8(o->input, &st->samples, &rows, &channels);
+        hist_status s =
+            hist_npy_read_samples(o->input, hist_sample_bits(p), &st->samples, &rows, &channels);
         if (s != HIST_OK)
             return s; /* the reader refuses shapes outside the limits before reading data */
         p->rows = rows;
         p->channels = (uint32_t)channels;
         return HIST_OK;
     }
-    const uint64_t bytes = hist_samples(p);
+    const uint64_t bytes = hist_input_bytes(p);
     hist_status s = hist_host_memory_check(bytes, "the samples");
     if (s != HIST_OK)
         return s;
@@ -120,8 +121,8 @@ static hist_status prepare_data(const hist_options *o, size_t count, run_state *
     st->p = o->data.problem;
     hist_status s = load_samples(o, st);
     if (s == HIST_OK && o->save_input)
-        s = hist_npy_stage_u8(&st->files[st->n_files++], o->save_input, st->samples, st->p.rows,
-                              st->p.channels);
+        s = hist_npy_stage_samples(&st->files[st->n_files++], o->save_input, st->samples,
+                                   st->p.rows, st->p.channels, hist_sample_bits(&st->p));
     if (s != HIST_OK)
         return s;
     const size_t hist_bytes = (size_t)hist_counters(&st->p) * sizeof(uint32_t);
@@ -169,8 +170,9 @@ static void print_header(const hist_options *o, const run_state *st) {
     const hist_problem *p = &st->p;
     char dist[32];
     hist_dist_format(o->data.dist, dist, sizeof dist);
-    printf("# rows=%llu channels=%u bins=%u (lo=%u hi=%u width=%u) ", (unsigned long long)p->rows,
-           p->channels, hist_bins(p->binning), p->binning.lo, p->binning.hi, p->binning.width);
+    printf("# rows=%llu channels=%u %sbins=%u (lo=%u hi=%u width=%u) ", (unsigned long long)p->rows,
+           p->channels, hist_sample_bits(p) == 16 ? "bits=16 " : "", hist_bins(p->binning),
+           p->binning.lo, p->binning.hi, p->binning.width);
     if (o->input)
         printf("input=%s\n", o->input);
     else
@@ -185,7 +187,7 @@ static void print_header(const hist_options *o, const run_state *st) {
 
 /* Step 3: the GPU session and the floors every device implementation is judged by. */
 static hist_status measure_floors(const hist_options *o, size_t workspace, run_state *st) {
-    const double bytes = (double)hist_samples(&st->p);
+    const double bytes = (double)hist_input_bytes(&st->p);
     hist_roofs *r = &st->roofs;
     hist_status s = hist_gpu_create(&st->gpu, st->device, &st->p, st->samples, workspace);
     if (s == HIST_OK)
@@ -240,7 +242,7 @@ static void print_plans(const hist_options *o, const hist_impl *impls, size_t co
 
 /* Step 3': host-input implementations' inputs (pinned, and pageable if one wants it). */
 static hist_status prepare_host_input(int pageable, run_state *st) {
-    const uint64_t bytes = hist_samples(&st->p);
+    const uint64_t bytes = hist_input_bytes(&st->p);
     hist_status s = hist_host_memory_check(bytes * (pageable ? 2 : 1),
                                            "the pinned and pageable copies of the samples");
     if (s == HIST_OK)

@@ -42,10 +42,16 @@ int hist_exit_code(hist_status status) {
 
 hist_status hist_problem_validate(const hist_problem *p) {
     const hist_binning b = p->binning;
+    if (p->bits != 0 && p->bits != 8 && p->bits != 16)
+        return hist_fail(HIST_ERR_USAGE, "--bits must be 8 or 16 (got %u)", p->bits);
+    const uint32_t max = hist_max_value(p);
     if (b.lo > b.hi)
         return hist_fail(HIST_ERR_USAGE, "--lo %u is above --hi %u", b.lo, b.hi);
-    if (b.width < 1 || b.width > 256)
-        return hist_fail(HIST_ERR_USAGE, "--width must be from 1 to 256 (got %u)", b.width);
+    if (b.hi > max)
+        return hist_fail(HIST_ERR_USAGE, "--hi %u is past the largest %u-bit sample, %u", b.hi,
+                         hist_sample_bits(p), max);
+    if (b.width < 1 || b.width > max + 1)
+        return hist_fail(HIST_ERR_USAGE, "--width must be from 1 to %u (got %u)", max + 1, b.width);
     if (p->channels < 1 || p->channels > HIST_MAX_CHANNELS)
         return hist_fail(HIST_ERR_USAGE, "--channels must be from 1 to %u (got %u)",
                          HIST_MAX_CHANNELS, p->channels);

@@ -157,7 +157,7 @@ static void test_binary_output_matches_reference(void **state) {
     uint8_t *samples = NULL;
     uint64_t rows = 0, channels = 0;
     assert_int_equal(hist_npy_read_u8(input, &samples, &rows, &channels), HIST_OK);
-    hist_problem p = {rows, (uint32_t)channels, {0, 255, 1}};
+    hist_problem p = {rows, (uint32_t)channels, {0, 255, 1}, 8};
     uint32_t *expected = malloc(65 * 256 * sizeof(uint32_t));
     hist_reference(&p, samples, expected);
 

@@ -10,8 +10,8 @@ HIST_DECLARE_REGISTRY(day02);
 static void test_one_thread_per_sample_limit(void **state) {
     (void)state;
     const hist_impl *naive = test_find_impl(day02_impls, day02_impl_count, "gpu_naive");
-    hist_problem huge = {HIST_MAX_ROWS, 512, {0, 255, 1}};
-    hist_problem main_shape = {1048576, 512, {0, 255, 1}};
+    hist_problem huge = {HIST_MAX_ROWS, 512, {0, 255, 1}, 8};
+    hist_problem main_shape = {1048576, 512, {0, 255, 1}, 8};
     assert_non_null(naive->unsupported(&huge, NULL));
     assert_null(naive->unsupported(&main_shape, NULL));
 }

@@ -12,8 +12,8 @@ static void test_private_copies_fit_the_budget(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     const hist_impl *impl = &day03_impls[0];
-    hist_problem main_shape = {1048576, 512, {0, 255, 1}};
-    hist_problem wide = {10, 262144, {0, 255, 1}};
+    hist_problem main_shape = {1048576, 512, {0, 255, 1}, 8};
+    hist_problem wide = {10, 262144, {0, 255, 1}, 8};
     const size_t copy = 512 * 256 * sizeof(uint32_t);
     size_t main_ws = impl->workspace_bytes(&main_shape, dev);
     assert_int_equal(main_ws % copy, 0);

@@ -37,10 +37,10 @@ static void test_constraints_are_clear(void **state) {
     (void)state;
     test_require_written(LESSON_IMPLS, LESSON_IMPL_COUNT, "gpu_cs149");
     const hist_impl *impl = &day05_impls[0];
-    hist_problem binned = {100, 8, {1, 100, 20}};
-    hist_problem odd = {100, 3, {0, 255, 1}};
-    hist_problem wide_bins = {100, 8, {0, 255, 2}};
-    hist_problem ok = {100, 516, {0, 255, 1}};
+    hist_problem binned = {100, 8, {1, 100, 20}, 8};
+    hist_problem odd = {100, 3, {0, 255, 1}, 8};
+    hist_problem wide_bins = {100, 8, {0, 255, 2}, 8};
+    hist_problem ok = {100, 516, {0, 255, 1}, 8};
     assert_non_null(strstr(impl->unsupported(&binned, NULL), "byte histogram only"));
     assert_non_null(strstr(impl->unsupported(&wide_bins, NULL), "byte histogram only"));
     assert_non_null(strstr(impl->unsupported(&odd, NULL), "divisible by 4"));

@@ -74,8 +74,8 @@ static void test_counts_past_16_bits_per_block(void **state) {
 
 static void test_constraints_are_clear(void **state) {
     (void)state;
-    hist_problem binned = {100, 16, {1, 100, 20}};
-    hist_problem odd = {100, 6, {0, 255, 1}};
+    hist_problem binned = {100, 16, {1, 100, 20}, 8};
+    hist_problem odd = {100, 6, {0, 255, 1}, 8};
     for (size_t i = 0; i < day06_impl_count; ++i) {
         if (any_shape(day06_impls[i].name)) { /* takes both */
             assert_null(day06_impls[i].unsupported(&binned, NULL));
@@ -84,7 +84,8 @@ static void test_constraints_are_clear(void **state) {
         }
         if (small_only(day06_impls[i].name)) { /* one channel, any binning, a few megabytes */
             assert_non_null(strstr(day06_impls[i].unsupported(&binned, NULL), "one channel"));
-            hist_problem one = {100, 1, {1, 100, 20}}, big = {(16u << 20) + 1, 1, {0, 255, 1}};
+            hist_problem one = {100, 1, {1, 100, 20}, 8},
+                         big = {(16u << 20) + 1, 1, {0, 255, 1}, 8};
             assert_null(day06_impls[i].unsupported(&one, NULL));
             assert_non_null(strstr(day06_impls[i].unsupported(&big, NULL), "at most 16 MiB"));
             continue;
@@ -122,7 +123,7 @@ static void test_final_plan_per_gpu(void **state) {
                 {"rtx4090", "64 channels per block"}, {"rtx5090", "64 channels per block"},
                 {"h100", "128 channels per block"},   {"h200", "128 channels per block"},
                 {"b200", "128 channels per block"}};
-    hist_problem p = {1048576, 512, {0, 255, 1}};
+    hist_problem p = {1048576, 512, {0, 255, 1}, 8};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         const hist_gpu_limits *l = hist_gpu_limits_find(want[i].gpu);
         assert_non_null(l);
@@ -152,7 +153,7 @@ static void test_step_plan_per_gpu(void **state) {
         int channels;
     } want[] = {{"t4", 32},      {"a100", 128}, {"l4", 64},    {"rtx3090", 64}, {"rtx4090", 64},
                 {"rtx5090", 64}, {"h100", 128}, {"h200", 128}, {"b200", 128}};
-    const hist_problem p = {1048576, 512, {0, 255, 1}};
+    const hist_problem p = {1048576, 512, {0, 255, 1}, 8};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         hist_device dev;
         hist_device_of_limits(hist_gpu_limits_find(want[i].gpu), &dev);
@@ -272,7 +273,8 @@ static void test_small_inputs(void **state) {
         free(samples);
     }
     /* the final kernel says which plan it took */
-    const hist_problem pmpp = {1310720, 1, {0, 255, 1}}, main_preset = {1048576, 512, {0, 255, 1}};
+    const hist_problem pmpp = {1310720, 1, {0, 255, 1}, 8},
+                       main_preset = {1048576, 512, {0, 255, 1}, 8};
     assert_non_null(strstr(final->plan(&pmpp, dev), "step 9"));
     assert_null(strstr(final->plan(&main_preset, dev), "step 9"));
 }

@@ -138,7 +138,7 @@ static void test_gpus_program(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     (void)dev;
-    hist_problem p = {1, 1, {0, 255, 1}};
+    hist_problem p = {1, 1, {0, 255, 1}, 8};
     const hist_impl *gpus = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
     const char *why = gpus->unsupported(&p, dev);
     if (why) {
@@ -179,7 +179,7 @@ static void test_larger_than_host_memory_refused(void **state) {
 /* Without NCCL at build time, step 4 says so, with the command that installs it. */
 static void test_missing_nccl_is_explained(void **state) {
     (void)state;
-    hist_problem p = {1, 1, {0, 255, 1}};
+    hist_problem p = {1, 1, {0, 255, 1}, 8};
     const hist_impl *gpus = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
     const char *why = gpus->unsupported(&p, NULL);
     if (why) {
@@ -190,7 +190,7 @@ static void test_missing_nccl_is_explained(void **state) {
     hist_device small; /* an H100 of the limits table with 1 GiB of memory */
     hist_device_of_limits(hist_gpu_limits_find("h100"), &small);
     small.global_bytes = (size_t)1 << 30;
-    hist_problem big = {(uint64_t)1 << 20, 1024, {0, 255, 1}}; /* 1 GiB */
+    hist_problem big = {(uint64_t)1 << 20, 1024, {0, 255, 1}, 8}; /* 1 GiB */
     const char *whole[] = {"pipe_pageable", "pipe_pinned"};
     const char *chunked[] = {"pipe_streams", "pipe_copy_stream"};
     for (int i = 0; i < 2; ++i) {
@@ -450,7 +450,7 @@ static void test_ranks_on_the_gpu(void **state) {
     args[7] = "mpi";
     ranks_exact_by(2, args, expected, "MPI_Reduce");
     const hist_impl *gpus_nccl = test_find_impl(day07_impls, day07_impl_count, "gpus_nccl");
-    hist_problem p = {1, 1, {0, 255, 1}};
+    hist_problem p = {1, 1, {0, 255, 1}, 8};
     const int nccl = gpus_nccl->unsupported(&p, dev) == NULL; /* built with NCCL */
     for (int np = 1; np <= gpus; ++np) {
         args[6] = NULL;

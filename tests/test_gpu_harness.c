@@ -101,7 +101,7 @@ static void test_too_large_problem_is_refused(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     /* 2 TiB of samples: refused before any allocation, saying how much is needed */
-    hist_problem p = {HIST_MAX_ROWS, 512, {0, 255, 1}};
+    hist_problem p = {HIST_MAX_ROWS, 512, {0, 255, 1}, 8};
     uint8_t dummy[16] = {0};
     hist_gpu *g = (hist_gpu *)dummy;
     assert_int_equal(hist_gpu_create(&g, dev, &p, dummy, 0), HIST_ERR_NOMEM);

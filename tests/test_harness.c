@@ -202,7 +202,7 @@ static void test_small_binned_reproduces_seed_001(void **state) {
 static void test_reference_hand_computed(void **state) {
     (void)state;
     const uint8_t samples[] = {0, 255, 0, 7, 255, 7}; /* 3 rows x 2 channels */
-    hist_problem p = {3, 2, {0, 255, 1}};
+    hist_problem p = {3, 2, {0, 255, 1}, 8};
     uint32_t hist[512];
     hist_reference(&p, samples, hist);
     uint32_t expected[512] = {0};
@@ -217,7 +217,7 @@ static void test_binning_edges(void **state) {
     (void)state;
     /* lo=10, hi=20, width=5: bins [10,14], [15,19], [20] */
     const uint8_t samples[] = {9, 10, 14, 15, 19, 20, 21, 0, 255};
-    hist_problem p = {9, 1, {10, 20, 5}};
+    hist_problem p = {9, 1, {10, 20, 5}, 8};
     assert_int_equal(hist_bins(p.binning), 3);
     uint32_t hist[3];
     hist_reference(&p, samples, hist);
@@ -234,7 +234,7 @@ static void test_binning_edges(void **state) {
     assert_false(hist_is_byte_binning((hist_binning){0, 255, 2}));
 
     /* one bin of width 256 counts everything */
-    hist_problem all = {9, 1, {0, 255, 256}};
+    hist_problem all = {9, 1, {0, 255, 256}, 8};
     uint32_t one;
     hist_reference(&all, samples, &one);
     assert_int_equal(one, 9);
@@ -341,7 +341,7 @@ static void test_generate_rows_is_a_slice(void **state) {
 
 static void test_reference_zero_rows(void **state) {
     (void)state;
-    hist_problem p = {0, 4, {0, 255, 1}};
+    hist_problem p = {0, 4, {0, 255, 1}, 8};
     uint32_t hist[1024];
     memset(hist, 0xFF, sizeof hist);
     hist_reference(&p, NULL, hist);
@@ -351,7 +351,7 @@ static void test_reference_zero_rows(void **state) {
 
 static void test_verify_reports_first_mismatches(void **state) {
     (void)state;
-    hist_problem p = {1, 2, {0, 3, 1}}; /* 2 channels x 4 bins */
+    hist_problem p = {1, 2, {0, 3, 1}, 8}; /* 2 channels x 4 bins */
     uint32_t expected[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     uint32_t got[8] = {1, 2, 3, 4, 5, 9, 7, 0};
     char *text = NULL;
@@ -369,16 +369,16 @@ static void test_verify_reports_first_mismatches(void **state) {
 
 static void test_problem_validate(void **state) {
     (void)state;
-    hist_problem ok = {HIST_MAX_ROWS, 1, {0, 255, 1}};
+    hist_problem ok = {HIST_MAX_ROWS, 1, {0, 255, 1}, 8};
     assert_int_equal(hist_problem_validate(&ok), HIST_OK);
-    hist_problem too_many = {HIST_MAX_ROWS + 1, 1, {0, 255, 1}};
+    hist_problem too_many = {HIST_MAX_ROWS + 1, 1, {0, 255, 1}, 8};
     assert_int_equal(hist_problem_validate(&too_many), HIST_ERR_USAGE);
     assert_non_null(strstr(hist_last_error(), "overflow"));
-    hist_problem bad_range = {1, 1, {9, 8, 1}};
+    hist_problem bad_range = {1, 1, {9, 8, 1}, 8};
     assert_int_equal(hist_problem_validate(&bad_range), HIST_ERR_USAGE);
-    hist_problem bad_width = {1, 1, {0, 255, 0}};
+    hist_problem bad_width = {1, 1, {0, 255, 0}, 8};
     assert_int_equal(hist_problem_validate(&bad_width), HIST_ERR_USAGE);
-    hist_problem no_channels = {1, 0, {0, 255, 1}};
+    hist_problem no_channels = {1, 0, {0, 255, 1}, 8};
     assert_int_equal(hist_problem_validate(&no_channels), HIST_ERR_USAGE);
 }
 
@@ -576,7 +576,7 @@ static void test_npy_malformed(void **state) {
     expect_npy_error(path, HIST_ERR_FORMAT, "version");
 
     write_npy_v1(path, "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", data, 12);
-    expect_npy_error(path, HIST_ERR_FORMAT, "not uint8");
+    expect_npy_error(path, HIST_ERR_USAGE, "holds uint16 samples: run with --bits 16");
     write_npy_v1(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", data, 24);
     expect_npy_error(path, HIST_ERR_FORMAT, "not uint8");
     write_npy_v1(path, "{'descr': '|i1', 'fortran_order': False, 'shape': (2, 3), }", data, 6);
@@ -930,6 +930,210 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
 }
 
+/* ---- 16-bit samples (day 08) ---- */
+
+/* The u16 presets: 16-bit samples, the full range in one bin a value, 512 MiB of input. */
+static void test_u16_presets(void **state) {
+    (void)state;
+    hist_dataset d;
+    assert_int_equal(hist_preset("u16", &d), HIST_OK);
+    assert_int_equal(hist_sample_bits(&d.problem), 16);
+    assert_int_equal(d.problem.channels, 1);
+    assert_int_equal(hist_bins(d.problem.binning), 65536);
+    assert_true(hist_input_bytes(&d.problem) == (UINT64_C(512) << 20));
+    assert_int_equal(hist_preset("u16x8", &d), HIST_OK);
+    assert_int_equal(d.problem.channels, 8);
+    assert_true(hist_input_bytes(&d.problem) == (UINT64_C(512) << 20));
+    assert_int_equal(d.vmax, 65535);
+    /* a byte preset is 8 bits (its initializer leaves bits out) */
+    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    assert_int_equal(hist_sample_bits(&d.problem), 8);
+    assert_int_equal(hist_sample_bytes(&d.problem), 1);
+}
+
+/* Generated 16-bit samples: two little-endian bytes each, within the range, deterministic and
+   the same cut by rows; every distribution; the values above 255 reached. */
+static void test_u16_generate(void **state) {
+    (void)state;
+    const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                               {HIST_DIST_CONTENTION, 90},
+                               {HIST_DIST_CONSTANT, 0},
+                               {HIST_DIST_RUNS, 7}};
+    for (size_t k = 0; k < 4; ++k) {
+        hist_dataset d = {
+            .problem = {.rows = 4099, .channels = 3, .binning = {0, 65535, 1}, .bits = 16},
+            .vmin = 1000,
+            .vmax = 64999,
+            .dist = dists[k],
+            .seed = 77 + k};
+        const size_t bytes = (size_t)hist_input_bytes(&d.problem);
+        assert_int_equal(bytes, 4099 * 3 * 2);
+        uint8_t *a = malloc(bytes), *b = malloc(bytes);
+        assert_int_equal(hist_generate(&d, a), HIST_OK);
+        assert_int_equal(hist_generate(&d, b), HIST_OK);
+        assert_memory_equal(a, b, bytes);
+        assert_int_equal(hist_generate_rows(&d, 1000, 99, b), HIST_OK);
+        assert_memory_equal(a + 1000 * 3 * 2, b, 99 * 3 * 2);
+        uint32_t largest = 0;
+        for (uint64_t i = 0; i < hist_samples(&d.problem); ++i) {
+            const uint32_t v = hist_sample_at(&d.problem, a, i);
+            assert_in_range(v, 1000, 64999);
+            assert_int_equal(v, a[2 * i] | a[2 * i + 1] << 8);
+            largest = v > largest ? v : largest;
+        }
+        if (dists[k].kind != HIST_DIST_CONSTANT)
+            assert_true(largest > 60000);
+        if (dists[k].kind == HIST_DIST_CONSTANT)
+            assert_int_equal(largest, hist_hot_value(&d));
+        free(a);
+        free(b);
+    }
+    /* a value range past 16 bits, or past 8 for bytes, is refused */
+    hist_dataset bad = {
+        .problem = {.rows = 1, .channels = 1, .binning = {0, 255, 1}}, .vmin = 0, .vmax = 256};
+    uint8_t one[2];
+    assert_int_equal(hist_generate(&bad, one), HIST_ERR_USAGE);
+    assert_non_null(strstr(hist_last_error(), "8-bit"));
+}
+
+/* The reference on 16-bit samples: hand-computed counts at the range's edges (0, 255, 256,
+   65535), a binning that leaves values out, one bin of all 65,536 values; the parallel reference
+   the same as the one-thread one. */
+static void test_u16_reference(void **state) {
+    (void)state;
+    const uint16_t values[] = {0, 255, 256, 65535, 65535, 300, 299, 65534};
+    uint8_t samples[16];
+    for (int i = 0; i < 8; ++i) {
+        samples[2 * i] = (uint8_t)(values[i] & 0xFF);
+        samples[2 * i + 1] = (uint8_t)(values[i] >> 8);
+    }
+    /* 4 rows x 2 channels: channel 0 gets 0, 256, 65535, 299; channel 1 gets 255, 65535, 300,
+       65534 */
+    hist_problem p = {.rows = 4, .channels = 2, .binning = {0, 65535, 1}, .bits = 16};
+    uint32_t *hist = malloc(2 * 65536 * sizeof *hist);
+    hist_reference(&p, samples, hist);
+    assert_int_equal(hist[0], 1);
+    assert_int_equal(hist[256], 1);
+    assert_int_equal(hist[65535], 1);
+    assert_int_equal(hist[299], 1);
+    assert_int_equal(hist[65536 + 255], 1);
+    assert_int_equal(hist[65536 + 65535], 1);
+    assert_int_equal(hist[65536 + 300], 1);
+    assert_int_equal(hist[65536 + 65534], 1);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < 2 * 65536; ++i)
+        total += hist[i];
+    assert_int_equal(total, 8);
+    p.binning = (hist_binning){256, 65534, 100}; /* 0, 255 and 65535 out; (v - 256) / 100 */
+    hist_reference(&p, samples, hist);
+    const uint32_t bins = hist_bins(p.binning);
+    assert_int_equal(bins, 653);
+    assert_int_equal(hist[0], 2);        /* channel 0: 256 and 299, both bin 0 */
+    assert_int_equal(hist[bins + 0], 1); /* channel 1: 300 */
+    assert_int_equal(hist[bins + (65534 - 256) / 100], 1);
+    p.binning = (hist_binning){0, 65535, 65536}; /* one bin of everything */
+    hist_reference(&p, samples, hist);
+    assert_int_equal(hist[0], 4);
+    assert_int_equal(hist[1], 4);
+    free(hist);
+
+    /* the parallel reference agrees on a large 16-bit dataset */
+    hist_dataset d = {
+        .problem = {.rows = 3 << 20, .channels = 2, .binning = {7, 60000, 3}, .bits = 16},
+        .vmin = 0,
+        .vmax = 65535,
+        .dist = {HIST_DIST_CONTENTION, 50},
+        .seed = 5};
+    uint8_t *big = malloc((size_t)hist_input_bytes(&d.problem));
+    const size_t counters = (size_t)hist_counters(&d.problem);
+    uint32_t *one = malloc(counters * sizeof *one), *many = malloc(counters * sizeof *many);
+    assert_int_equal(hist_generate(&d, big), HIST_OK);
+    hist_reference(&d.problem, big, one);
+    hist_reference_parallel(&d.problem, big, many);
+    assert_memory_equal(one, many, counters * sizeof *one);
+    free(big), free(one), free(many);
+}
+
+/* 16-bit problems: validated against the sample width; implementations that take bytes only are
+   refused with their reason. */
+static void test_u16_validate_and_refuse(void **state) {
+    (void)state;
+    hist_problem p = {.rows = 1, .channels = 1, .binning = {0, 65535, 1}, .bits = 16};
+    assert_int_equal(hist_problem_validate(&p), HIST_OK);
+    p.binning.width = 65536;
+    assert_int_equal(hist_problem_validate(&p), HIST_OK);
+    p.binning.width = 65537;
+    expect_usage(hist_problem_validate(&p), "--width must be from 1 to 65536");
+    p.bits = 8, p.binning = (hist_binning){0, 300, 1};
+    expect_usage(hist_problem_validate(&p), "--hi 300 is past the largest 8-bit sample, 255");
+    p.bits = 12, p.binning = (hist_binning){0, 255, 1};
+    expect_usage(hist_problem_validate(&p), "--bits must be 8 or 16");
+    const hist_impl bytes_only = {.name = "bytes_only", .lesson = "day00", .where = HIST_HOST};
+    const hist_impl both = {.name = "both", .lesson = "day00", .where = HIST_HOST, .samples16 = 1};
+    const hist_problem p8 = {.rows = 1, .channels = 1, .binning = {0, 255, 1}};
+    const hist_problem p16 = {.rows = 1, .channels = 1, .binning = {0, 65535, 1}, .bits = 16};
+    assert_null(hist_impl_unsupported(&bytes_only, &p8, NULL));
+    assert_non_null(hist_impl_unsupported(&bytes_only, &p16, NULL));
+    assert_non_null(strstr(hist_impl_unsupported(&bytes_only, &p16, NULL), "8-bit samples only"));
+    assert_null(hist_impl_unsupported(&both, &p16, NULL));
+}
+
+/* A uint16 .npy (`<u2`) written and read back; read as bytes, or a byte file read as 16 bits,
+   it is refused with the option that reads it. */
+static void test_u16_npy(void **state) {
+    (void)state;
+    const uint8_t data[12] = {1, 0, 255, 0, 0, 1, 255, 255, 34, 18, 0, 128}; /* 1 255 256 ... */
+    const char *path = tmp_path("u16.npy");
+    hist_outfile o;
+    assert_int_equal(hist_npy_stage_samples(&o, path, data, 2, 3, 16), HIST_OK);
+    assert_int_equal(hist_outfile_commit(&o), HIST_OK);
+    uint8_t *got = NULL;
+    uint64_t rows = 0, channels = 0;
+    assert_int_equal(hist_npy_read_samples(path, 16, &got, &rows, &channels), HIST_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(channels, 3);
+    assert_memory_equal(got, data, sizeof data);
+    free(got);
+    expect_usage(hist_npy_read_samples(path, 8, &got, &rows, &channels), "run with --bits 16");
+    assert_int_equal(hist_npy_read_u8(path, &got, &rows, &channels), HIST_ERR_USAGE);
+    const char *bytes = tmp_path("u8.npy");
+    assert_int_equal(hist_npy_write_u8(bytes, data, 3, 4), HIST_OK);
+    expect_usage(hist_npy_read_samples(bytes, 16, &got, &rows, &channels), "run with --bits 8");
+}
+
+/* --bits 16 takes the full 16-bit range, its bounds follow the sample width, and --bits with
+   --input says which files it reads. */
+static void test_cli_bits(void **state) {
+    (void)state;
+    hist_options o;
+    assert_int_equal(PARSE(&o, "--bits", "16", "--rows", "9"), HIST_OK);
+    assert_int_equal(hist_sample_bits(&o.data.problem), 16);
+    assert_int_equal(hist_bins(o.data.problem.binning), 65536);
+    assert_int_equal(o.data.vmax, 65535);
+    assert_int_equal(PARSE(&o, "--bits", "16", "--lo", "1000", "--hi", "50000", "--width", "7",
+                           "--values", "0:60000"),
+                     HIST_OK);
+    assert_int_equal(hist_bins(o.data.problem.binning), (50000 - 1000) / 7 + 1);
+    assert_int_equal(o.data.vmax, 60000);
+    assert_int_equal(PARSE(&o, "--preset", "u16"), HIST_OK);
+    assert_int_equal(hist_sample_bits(&o.data.problem), 16);
+    assert_int_equal(PARSE(&o, "--preset", "u16", "--bits", "8"), HIST_OK);
+    assert_int_equal(hist_bins(o.data.problem.binning), 256);
+    assert_int_equal(o.data.vmax, 255);
+    expect_usage(PARSE(&o, "--bits", "12"), "--bits: 8 or 16");
+    expect_usage(PARSE(&o, "--bits", "32"), "--bits");
+    expect_usage(PARSE(&o, "--bits", "16", "--hi", "65536"),
+                 "--hi: expected a whole number from 0 to 65535");
+    expect_usage(PARSE(&o, "--bits", "16", "--width", "65537"), "--width");
+    expect_usage(PARSE(&o, "--lo", "256"), "--lo: expected a whole number from 0 to 255");
+    /* a program that counts bytes only (every one but the runner, until day 08) refuses them */
+    const hist_program bytes_only = {.name = "bytes_only", .about = "a test program"};
+    char *bits16[] = {"bytes_only", "--bits", "16", NULL},
+         *u16[] = {"bytes_only", "--preset", "u16", NULL};
+    expect_usage(hist_parse_program(&bytes_only, 3, bits16, &o), "counts 8-bit samples only");
+    expect_usage(hist_parse_program(&bytes_only, 3, u16, &o), "counts 8-bit samples only");
+}
+
 /**
  * @brief Runs this file's CMocka groups.
  * @return the exit status (0: everything passed / exact)
@@ -982,5 +1186,12 @@ int main(void) {
     failed += cmocka_run_group_tests_name("harness: .npy", npy, test_tmp_dir_setup,
                                           test_tmp_dir_teardown);
     failed += cmocka_run_group_tests_name("harness: command line", cli, NULL, NULL);
+    const struct CMUnitTest samples16[] = {
+        cmocka_unit_test(test_u16_presets),   cmocka_unit_test(test_u16_generate),
+        cmocka_unit_test(test_u16_reference), cmocka_unit_test(test_u16_validate_and_refuse),
+        cmocka_unit_test(test_u16_npy),       cmocka_unit_test(test_cli_bits),
+    };
+    failed += cmocka_run_group_tests_name("harness: 16-bit samples", samples16, test_tmp_dir_setup,
+                                          test_tmp_dir_teardown);
     return failed ? 1 : 0;
 }

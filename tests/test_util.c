@@ -54,7 +54,7 @@ const char *test_gpu_reason(void) {
 
 hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, hist_dist dist,
                        uint64_t seed) {
-    hist_dataset d = {{rows, channels, binning}, 0, 255, dist, seed};
+    hist_dataset d = {{rows, channels, binning, 8}, 0, 255, dist, seed};
     return d;
 }
 
