@@ -12,7 +12,8 @@
  *    small-binned) and on counts no small counter holds (constant data, 1 channel x 2^28 rows
  *    and 16 x (2^24 + 7): past 2^24 in one counter, past 65,535 in one block's). A failure names
  *    the first case that differs and prints its first differences;
- *  - performance on the main preset: each exact implementation's median time against its roof
+ *  - performance on the main preset (16-bit implementations: on u16, its 512 MiB as one channel
+ *    of 16-bit samples): each exact implementation's median time against its roof
  *    measured in the same run (hist_impl::roof: the bound max(read-only floor, shared-atomic
  *    ceiling), or the ceiling alone; a host one: its speed-up over cpu_reference per thread), and
  *    its target (hist_impl::target), so that a target holds at the same share on any GPU. Reported,
@@ -176,7 +177,60 @@ static void time_host_input(const hist_device *dev, const hist_problem *p, const
     hist_host_pinned_free(pinned);
 }
 
-/* Performance on the main preset, uniform data: every exact implementation in one run. */
+/* Whether a device implementation that was exact takes problem @p p here. */
+static int timed_on(size_t i, const hist_device *dev, const hist_problem *p) {
+    const hist_impl *impl = &LESSON_IMPLS[i];
+    return impl->where == HIST_DEVICE && !verdicts[i].failed && verdicts[i].cases > 0 &&
+           !hist_impl_unsupported(impl, p, dev);
+}
+
+static int times_any(const hist_device *dev, const hist_problem *p) {
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
+        if (timed_on(i, dev, p))
+            return 1;
+    return 0;
+}
+
+/* The device implementations that take dataset @p d: the roofs, then each against its own. */
+static void time_device(const hist_device *dev, const hist_dataset *d, const uint8_t *samples,
+                        uint32_t *out, int warmup, int reps) {
+    const hist_problem *p = &d->problem;
+    if (!times_any(dev, p))
+        return;
+    size_t workspace = 0;
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+        const hist_impl *impl = &LESSON_IMPLS[i];
+        if (timed_on(i, dev, p) && impl->workspace_bytes &&
+            impl->workspace_bytes(p, dev) > workspace)
+            workspace = impl->workspace_bytes(p, dev);
+    }
+    hist_gpu *g = NULL;
+    assert_int_equal(hist_gpu_create(&g, dev, p, samples, workspace), HIST_OK);
+    hist_roofs roofs;
+    memset(&roofs, 0, sizeof roofs);
+    assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &roofs.floor), HIST_OK);
+    assert_int_equal(hist_gpu_time_atomic_ceiling(g, warmup, reps, &roofs.ceiling, NULL), HIST_OK);
+    print_message("%-24s %10.1f us  (read-only floor of %s on %s, median of %d)\n", "floor",
+                  roofs.floor.median_us, hist_sample_bits(p) == 16 ? "u16" : "main", dev->name,
+                  reps);
+    print_message("%-24s %10.1f us  (shared-atomic ceiling: a conflict-free add per sample)\n",
+                  "atomic ceiling", roofs.ceiling.median_us);
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+        const hist_impl *impl = &LESSON_IMPLS[i];
+        if (!timed_on(i, dev, p))
+            continue;
+        hist_stats t;
+        assert_int_equal(hist_gpu_time_impl(g, impl, warmup, reps, &t, NULL, out, 0), HIST_OK);
+        grades[i].measured = hist_roof_us(&roofs, impl->roof) / t.median_us;
+        report_time(impl, t.median_us, grades[i].measured,
+                    impl->roof == HIST_ROOF_ATOMICS ? "of the atomic ceiling's speed"
+                                                    : "of the bound's speed");
+    }
+    hist_gpu_destroy(g);
+}
+
+/* Performance on the main preset, uniform data: every exact implementation in one run (16-bit
+   ones on u16, the main preset's bytes as 16-bit samples). */
 static void test_performance(void **state) {
     (void)state;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
@@ -239,38 +293,19 @@ static void test_performance(void **state) {
             free(out);
             TEST_REQUIRE_GPU(dev);
         }
-        size_t workspace = 0;
-        for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
-            const hist_impl *impl = &LESSON_IMPLS[i];
-            if (impl->where == HIST_DEVICE && !hist_impl_unsupported(impl, p, dev) &&
-                impl->workspace_bytes && impl->workspace_bytes(p, dev) > workspace)
-                workspace = impl->workspace_bytes(p, dev);
-        }
-        hist_gpu *g = NULL;
-        assert_int_equal(hist_gpu_create(&g, dev, p, samples, workspace), HIST_OK);
-        hist_roofs roofs;
-        memset(&roofs, 0, sizeof roofs);
-        assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &roofs.floor), HIST_OK);
-        assert_int_equal(hist_gpu_time_atomic_ceiling(g, warmup, reps, &roofs.ceiling, NULL),
-                         HIST_OK);
-        print_message("%-24s %10.1f us  (read-only floor on %s, median of %d)\n", "floor",
-                      roofs.floor.median_us, dev->name, reps);
-        print_message("%-24s %10.1f us  (shared-atomic ceiling: a conflict-free add per sample)\n",
-                      "atomic ceiling", roofs.ceiling.median_us);
-        for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
-            const hist_impl *impl = &LESSON_IMPLS[i];
-            if (impl->where != HIST_DEVICE || verdicts[i].failed || verdicts[i].cases == 0 ||
-                hist_impl_unsupported(impl, p, dev))
-                continue;
-            hist_stats t;
-            assert_int_equal(hist_gpu_time_impl(g, impl, warmup, reps, &t, NULL, out, 0), HIST_OK);
-            grades[i].measured = hist_roof_us(&roofs, impl->roof) / t.median_us;
-            report_time(impl, t.median_us, grades[i].measured,
-                        impl->roof == HIST_ROOF_ATOMICS ? "of the atomic ceiling's speed"
-                                                        : "of the bound's speed");
-        }
-        hist_gpu_destroy(g);
+        time_device(dev, &d, samples, out, warmup, reps);
         time_host_input(dev, p, samples, out, warmup, reps);
+        /* 16-bit implementations (day 08) on the 16-bit main preset, u16: the same bytes */
+        hist_dataset d16;
+        assert_int_equal(hist_preset("u16", &d16), HIST_OK);
+        if (times_any(dev, &d16.problem)) {
+            uint8_t *samples16 = test_samples(&d16);
+            uint32_t *out16 = malloc((size_t)hist_counters(&d16.problem) * sizeof(uint32_t));
+            assert_non_null(out16);
+            time_device(dev, &d16, samples16, out16, warmup, reps);
+            free(samples16);
+            free(out16);
+        }
     }
     free(samples);
     free(out);

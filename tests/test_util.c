@@ -59,7 +59,7 @@ hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, h
 }
 
 uint8_t *test_samples(const hist_dataset *d) {
-    const uint64_t n = hist_samples(&d->problem);
+    const uint64_t n = hist_input_bytes(&d->problem);
     uint8_t *samples = malloc(n > 0 ? (size_t)n : 1);
     assert_non_null(samples);
     assert_int_equal(hist_generate(d, samples), HIST_OK);
@@ -102,6 +102,14 @@ static void failed(size_t i, const char *fmt, ...) {
     snprintf(verdicts[i].why, sizeof verdicts[i].why, "%s", why);
 }
 
+/* Whether @p impl refuses @p p by its constraints: 16-bit samples where it counts bytes (as
+   hist_impl_unsupported() says), or its own unsupported(). */
+static int refuses(const hist_impl *impl, const hist_problem *p, const hist_device *dev) {
+    if (hist_sample_bits(p) != 8 && !impl->samples16)
+        return 1;
+    return impl->unsupported && impl->unsupported(p, dev) != NULL;
+}
+
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
                        const hist_problem *p, const uint8_t *samples, int threads, const char *what,
                        int *ran) {
@@ -121,7 +129,7 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
             failed(i, "%s: %s", impl->name, todo);
             continue;
         }
-        if (impl->unsupported && impl->unsupported(p, dev))
+        if (refuses(impl, p, dev))
             continue;
         if (impl->where != HIST_HOST && !dev)
             continue;
@@ -169,8 +177,7 @@ static int exact_all(const hist_impl *const *impls, size_t count, const hist_dev
     int any = 0;
     for (size_t i = 0; i < count; ++i)
         any |= !(verdicts && verdicts[i].failed) &&
-               (hist_not_written(impls[i]) ||
-                !(impls[i]->unsupported && impls[i]->unsupported(&d->problem, dev)));
+               (hist_not_written(impls[i]) || !refuses(impls[i], &d->problem, dev));
     if (!any)
         return 0;
     uint8_t *samples = test_samples(d);
@@ -264,8 +271,7 @@ void test_registry_exact(const hist_impl *impls, size_t count, const hist_device
     const hist_impl **list = pointers_to(impls, count);
     int here = 0; /* those that run on this GPU at all and take this problem */
     for (size_t i = 0; i < count; ++i)
-        here += !test_not_on_gpu(&impls[i], dev) &&
-                (!impls[i].unsupported || !impls[i].unsupported(&d->problem, dev));
+        here += !test_not_on_gpu(&impls[i], dev) && !refuses(&impls[i], &d->problem, dev);
     assert_int_equal(exact_all(list, count, dev, d, 2, NULL), here);
     free(list);
 }
@@ -311,6 +317,42 @@ static void large_counts_exact_all(const hist_impl *const *list, size_t count,
     }
 }
 
+/* 16-bit samples (day 08), for the implementations that take them (the others refuse every
+   case, and no dataset is made): a matrix of shapes, binnings of 65,536, 13,301 and 256 bins under
+   the four distributions; the u16 preset (one channel of 2^28 samples) under the same four, where
+   constant data passes 65,535 in every block's counter many times over; and u16x8 (8 channels). */
+static void wide_exact_all(const hist_impl *const *list, size_t count, const hist_device *dev,
+                           int *ran) {
+    static const uint64_t rows[] = {0, 1, 7, 1000, 65537};
+    static const uint32_t channels[] = {1, 3, 8};
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONTENTION, 90},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_RUNS, 7}};
+    static const hist_binning binnings[] = {{0, 65535, 1}, {100, 40000, 3}, {1000, 1255, 1}};
+    uint64_t seed = 1600;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
+        for (size_t c = 0; c < sizeof channels / sizeof channels[0]; ++c)
+            for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
+                for (size_t b = 0; b < sizeof binnings / sizeof binnings[0]; ++b) {
+                    hist_dataset data =
+                        test_data(rows[r], channels[c], binnings[b], dists[d], seed++);
+                    data.problem.bits = 16;
+                    data.vmax = 65535;
+                    exact_all(list, count, dev, &data, 2, ran);
+                }
+    hist_dataset d;
+    for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
+        assert_int_equal(hist_preset("u16", &d), HIST_OK);
+        d.dist = dists[k];
+        if (d.dist.kind == HIST_DIST_RUNS)
+            d.dist.param = 1000;
+        exact_all(list, count, dev, &d, 2, ran);
+    }
+    assert_int_equal(hist_preset("u16x8", &d), HIST_OK);
+    exact_all(list, count, dev, &d, 2, ran);
+}
+
 void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran) {
     const hist_device *dev = device_for(impls, count);
     const hist_impl **list = pointers_to(impls, count);
@@ -326,6 +368,7 @@ void test_check_registry(const hist_impl *const *impls, size_t count, const hist
     test_matrix_exact_all(impls, count, dev, m, 2, ran);
     presets_exact_all(impls, count, dev, ran);
     large_counts_exact_all(impls, count, dev, ran);
+    wide_exact_all(impls, count, dev, ran);
     free(ran);
     verdicts = NULL;
 }

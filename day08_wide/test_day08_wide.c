@@ -1,0 +1,197 @@
+/**
+ * @file test_day08_wide.c
+ * @brief day08_wide: the exact 16-bit counters at their boundaries (one block's counter at
+ *        65,534, 65,535, 65,536 and 65,537 and past, constant data that wraps every 65,536
+ *        samples, two counters of one word wrapping together, the last word's padding half), in
+ *        one block and in one cluster; every plan of the final kernel under every emulated GPU;
+ *        inputs that start 2 to 14 bytes past 16 and at an odd byte; the constraints' words.
+ *        Skipped without a GPU. (The generic tests add the 16-bit shape matrix and presets.)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "gpu_limits.h"
+#include "impl.h"
+#include "reference.h"
+#include "test_util.h"
+
+HIST_DECLARE_REGISTRY(day08);
+void day08_set_test_blocks(int blocks);
+
+/* 16-bit samples from a pattern: sample i is values[i % count] (little-endian). */
+static uint8_t *pattern(uint64_t n, const uint32_t *values, size_t count) {
+    uint8_t *s = malloc(n > 0 ? 2 * n : 2);
+    assert_non_null(s);
+    for (uint64_t i = 0; i < n; ++i) {
+        s[2 * i] = (uint8_t)(values[i % count] & 0xFF);
+        s[2 * i + 1] = (uint8_t)(values[i % count] >> 8);
+    }
+    return s;
+}
+
+/* Run @p name on @p p (its input at byte @p offset of @p samples) and compare with the reference;
+   returns 1 if it ran, 0 if its constraints refuse @p p here. */
+static int exact_on(const hist_device *dev, const char *name, const hist_problem *p,
+                    const uint8_t *samples, size_t offset, const char *what) {
+    const hist_impl *impl = test_find_impl(day08_impls, day08_impl_count, name);
+    if (hist_impl_unsupported(impl, p, dev))
+        return 0;
+    const size_t counters = (size_t)hist_counters(p);
+    uint32_t *expected = malloc(counters * sizeof(uint32_t));
+    uint32_t *got = malloc(counters * sizeof(uint32_t));
+    assert_non_null(expected);
+    assert_non_null(got);
+    hist_reference(p, samples + offset, expected);
+    memset(got, 0xAB, counters * sizeof(uint32_t));
+    if (hist_gpu_run_offset(dev, impl, p, samples, offset, got) != HIST_OK)
+        fail_msg("%s on %s: %s", name, what, hist_last_error());
+    const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
+    free(expected);
+    free(got);
+    if (wrong)
+        fail_msg("%s: %llu counters differ on %s (rows=%llu channels=%u bins=%u)", name,
+                 (unsigned long long)wrong, what, (unsigned long long)p->rows, p->channels,
+                 hist_bins(p->binning));
+    return 1;
+}
+
+/* The kernels whose counters are 16 bits (steps 4 and 6), with one block a pass (or one cluster):
+   a block's counter passes 65,535 exactly where the rows say. */
+static const char *const packed[] = {"gpu_packed16", "gpu_wide"};
+
+static void test_one_block_boundaries(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    static const uint64_t rows[] = {65534, 65535, 65536, 65537, 131071, 131072, 131073, 300001};
+    /* one value; two values of one word (bins 2j, 2j + 1) alternating, then in pairs; the last
+       two bins; a value and its neighbour word's */
+    static const uint32_t one[] = {12345}, pair[] = {4000, 4001}, pairs[] = {4000, 4000, 4001, 4001},
+                          last[] = {65534, 65535}, spread[] = {7, 8, 9, 7};
+    static const struct {
+        const uint32_t *values;
+        size_t count;
+        const char *what;
+    } data[] = {{one, 1, "constant data"},
+                {pair, 2, "the two halves of one word, alternating"},
+                {pairs, 4, "the two halves of one word, in pairs"},
+                {last, 2, "the last two bins"},
+                {spread, 4, "two words, one half of each busier"}};
+    day08_set_test_blocks(1);
+    int ran = 0;
+    for (size_t d = 0; d < sizeof data / sizeof data[0]; ++d)
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
+            const hist_problem p = {rows[r], 1, {0, 65535, 1}, 16};
+            uint8_t *s = pattern(rows[r], data[d].values, data[d].count);
+            for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+                ran += exact_on(dev, packed[k], &p, s, 0, data[d].what);
+            free(s);
+        }
+    /* 65,535 bins: the last word's high half is padding, and the last counter's carries go there */
+    const hist_problem odd = {3 * 65536 + 5, 1, {0, 65534, 1}, 16};
+    const uint32_t top[] = {65534};
+    uint8_t *s = pattern(odd.rows, top, 1);
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+        ran += exact_on(dev, packed[k], &odd, s, 0, "the last counter, beside padding");
+    free(s);
+    /* 8 channels of one value each: the final kernel's cluster plan (one cluster) on an H100 */
+    const hist_problem eight = {140001, 8, {0, 65535, 1}, 16};
+    const uint32_t eight_values[] = {1, 2, 3, 3, 65535, 65534, 40000, 40001};
+    s = pattern(hist_samples(&eight), eight_values, 8);
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+        ran += exact_on(dev, packed[k], &eight, s, 0, "8 channels, one value each");
+    free(s);
+    day08_set_test_blocks(0);
+    assert_int_equal(ran, 2 * (5 * 8 + 2));
+}
+
+/* Every plan of the final kernel, on the shapes that choose it, under every emulated GPU: the
+   current one's (GPU_LIMITS) here; its plan printed. */
+static void test_final_plans(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    const hist_impl *wide = test_find_impl(day08_impls, day08_impl_count, "gpu_wide");
+    static const struct {
+        uint64_t rows;
+        uint32_t channels;
+        hist_binning binning;
+    } shapes[] = {{200003, 1, {0, 65535, 1}}, {100003, 2, {0, 65535, 1}},
+                  {70001, 4, {0, 65535, 1}},  {40009, 8, {0, 65535, 1}},
+                  {30011, 16, {0, 65535, 1}}, {100003, 5, {0, 65535, 2}},
+                  {90001, 3, {17, 60000, 5}}};
+    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
+                                      {HIST_DIST_CONSTANT, 0},
+                                      {HIST_DIST_CONTENTION, 90},
+                                      {HIST_DIST_RUNS, 1000}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+        hist_dataset d = test_data(shapes[k].rows, shapes[k].channels, shapes[k].binning,
+                                   dists[0], 800 + k);
+        d.problem.bits = 16;
+        d.vmax = 65535;
+        print_message("%u channels, %u bins: %s\n", d.problem.channels,
+                      hist_bins(d.problem.binning), wide->plan(&d.problem, dev));
+        for (size_t j = 0; j < sizeof dists / sizeof dists[0]; ++j) {
+            d.dist = dists[j];
+            uint8_t *s = test_samples(&d);
+            assert_int_equal(exact_on(dev, "gpu_wide", &d.problem, s, 0, "a plan's shape"), 1);
+            free(s);
+        }
+    }
+}
+
+/* Inputs that do not start on 16 bytes: 2 .. 14 bytes past, and an odd byte (no aligned load). */
+static void test_unaligned_input(void **state) {
+    (void)state;
+    const hist_device *dev;
+    TEST_REQUIRE_GPU(dev);
+    hist_dataset d = test_data(100003, 3, (hist_binning){0, 65535, 1},
+                               (hist_dist){HIST_DIST_UNIFORM, 0}, 77);
+    d.problem.bits = 16;
+    d.vmax = 65535;
+    const size_t bytes = (size_t)hist_input_bytes(&d.problem);
+    uint8_t *s = malloc(bytes + 16);
+    assert_non_null(s);
+    static const size_t offsets[] = {1, 2, 6, 8, 14};
+    for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
+        assert_int_equal(hist_generate(&d, s + offsets[o]), HIST_OK);
+        for (size_t i = 0; i < day08_impl_count; ++i)
+            if (!day08_impls[i].library)
+                exact_on(dev, day08_impls[i].name, &d.problem, s, offsets[o], "an unaligned input");
+    }
+    free(s);
+}
+
+/* Bytes are refused with words that say what to do; clusters say which GPUs have them. */
+static void test_constraints_are_clear(void **state) {
+    (void)state;
+    hist_dataset d;
+    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    for (size_t i = 0; i < day08_impl_count; ++i) {
+        const char *why = hist_impl_unsupported(&day08_impls[i], &d.problem, NULL);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "16-bit samples only"));
+    }
+    hist_device t4;
+    hist_device_of_limits(hist_gpu_limits_find("t4"), &t4);
+    assert_int_equal(hist_preset("u16", &d), HIST_OK);
+    const hist_impl *c2 = test_find_impl(day08_impls, day08_impl_count, "gpu_cluster2_16");
+    const char *why = c2->unsupported(&d.problem, &t4);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "compute capability 9.0"));
+    const hist_impl *wide = test_find_impl(day08_impls, day08_impl_count, "gpu_wide");
+    assert_null(wide->unsupported(&d.problem, &t4)); /* the final kernel has a plan everywhere */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_block_boundaries),
+        cmocka_unit_test(test_final_plans),
+        cmocka_unit_test(test_unaligned_input),
+        cmocka_unit_test(test_constraints_are_clear),
+    };
+    return cmocka_run_group_tests_name("day08_wide", tests, NULL, NULL);
+}
