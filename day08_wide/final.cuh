@@ -30,8 +30,8 @@ typedef enum wide_kind {
 
 /** @brief The final kernel's plan for one problem on one GPU. */
 typedef struct wide_plan {
-    wide_kind kind;     /**< where the counters live */
-    cluster_plan c;     /**< blocks, threads, counters a block (size 1 without a cluster) */
+    wide_kind kind; /**< where the counters live */
+    cluster_plan c; /**< blocks, threads, counters a block (size 1 without a cluster) */
 } wide_plan;
 
 /** @brief The plan: one block, else a cluster of 2, 4 or 8 blocks (sm_90+), else passes. */
@@ -48,7 +48,8 @@ static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
         w.kind = WIDE_CLUSTER;
     else
         w.kind = WIDE_PASSES;
-    w.c = cluster_plan_for(p, dev, w.kind == WIDE_CLUSTER ? size : 1, 2);
+    /* whole 16-byte words of counters a block, for the copy to the partials */
+    w.c = cluster_plan_for(p, dev, w.kind == WIDE_CLUSTER ? size : 1, 2, 8);
     w.c.threads = w.kind == WIDE_CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS;
     int per_sm = hist_blocks_per_sm(dev, (int)w.c.threads, w.c.smem_bytes);
     per_sm = per_sm > 0 ? per_sm : 1;
@@ -83,8 +84,8 @@ template <bool CLUSTER> __device__ __forceinline__ uint32_t group_blocks() {
     return 1;
 }
 /** @brief Block @p rank's counters: another block's shared memory in a cluster. */
-template <bool CLUSTER> __device__ __forceinline__ uint32_t *group_words(uint32_t *words,
-                                                                        uint32_t rank) {
+template <bool CLUSTER>
+__device__ __forceinline__ uint32_t *group_words(uint32_t *words, uint32_t rank) {
 #if __CUDA_ARCH__ >= 900
     if (CLUSTER)
         return cg::this_cluster().map_shared_rank(words, rank);
@@ -98,7 +99,7 @@ template <bool CLUSTER> __device__ __forceinline__ uint32_t *group_words(uint32_
 template <bool CLUSTER> struct wide_count {
     wide_map m;         /**< the binning */
     uint32_t channels;  /**< channels per row */
-    uint64_t first;     /**< the pass's first counter */
+    uint32_t first;     /**< the pass's first counter */
     uint32_t size;      /**< the pass's counters */
     uint32_t per_block; /**< counters a block holds */
     uint32_t *words;    /**< this block's packed counters */
@@ -120,7 +121,7 @@ template <bool CLUSTER> struct wide_count {
     /** @brief The pass counter of sample @p v of channel @p c, or -1. */
     __device__ int counter_of(uint32_t c, uint32_t v) const {
         const int b = wide_bin(v, m);
-        const uint64_t f = flat_counter(c, b, m) - first;
+        const uint32_t f = flat_counter(c, b, m) - first;
         return b >= 0 && f < size ? (int)f : -1;
     }
     /** @brief one sample @param c its channel @param v its value */
@@ -195,17 +196,17 @@ template <bool CLUSTER> struct wide_count {
  *        spread over a cluster's blocks (CLUSTER); zero, barrier, count, barrier, each block adds
  *        its own counters to the output.
  * @param samples the input @param n samples @param channels channels per row @param m the binning
- * @param per_block counters a block holds (even) @param out the output, zeroed
+ * @param per_block counters a block holds (a multiple of 8) @param out the output, zeroed
+ * @param partials where each block leaves its counters (`[passes][blocks][per_block / 2]` words)
  */
 template <bool CLUSTER>
-__global__ void __launch_bounds__(CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS)
+__global__ void __launch_bounds__(CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS, 1)
     wide_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
-                uint32_t per_block, uint32_t *out) {
+                uint32_t per_block, uint32_t *out, uint32_t *partials) {
     extern __shared__ uint32_t words[];
     const uint32_t group = group_blocks<CLUSTER>(), rank = group_rank<CLUSTER>();
-    const uint64_t counters = (uint64_t)channels * m.bins;
-    const uint64_t first = (uint64_t)blockIdx.y * per_block * group;
-    const uint32_t size = (uint32_t)min((uint64_t)per_block * group, counters - first);
+    const uint32_t counters = channels * m.bins, first = blockIdx.y * per_block * group;
+    const uint32_t size = min(per_block * group, counters - first);
     for (uint32_t j = threadIdx.x; j < per_block / 2; j += blockDim.x)
         words[j] = 0;
     group_sync<CLUSTER>(); /* every counter zero before anyone adds */
@@ -213,9 +214,47 @@ __global__ void __launch_bounds__(CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS)
     wide_walk(samples, n, channels, count);
     count.finish();
     group_sync<CLUSTER>(); /* every add landed before a block reads its counters */
-    const uint32_t base = rank * per_block;
-    if (base < size)
-        flush_packed(words, min(per_block, size - base), out + first + base);
+    /* this block's counters, as they are, to its place in the partials: sum_partials_kernel adds
+       them up (one global atomic per counter and block would be 8.6 million on an H100) */
+    uint4 *mine =
+        (uint4 *)(partials + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * (per_block / 2));
+    for (uint32_t j = threadIdx.x; j < per_block / 8; j += blockDim.x)
+        mine[j] = ((const uint4 *)words)[j];
+    (void)rank;
+}
+
+/** @brief Partial sums a thread of sum_partials_kernel() adds up (of 132 on an H100). */
+#define PARTIALS_PER_THREAD 17
+
+/**
+ * @brief The output plus every block's partial counters: `out[g] += sum over the blocks that
+ *        hold counter g` (the output holds the wraps' spills already).
+ * @param partials the blocks' packed counters, `[passes][blocks][per_block / 2]` words
+ * @param blocks blocks a pass @param group blocks a cluster (1: none) @param per_block counters a
+ * block holds @param counters counters of the output @param out the output
+ */
+__global__ void sum_partials_kernel(const uint32_t *__restrict__ partials, uint32_t blocks,
+                                    uint32_t group, uint32_t per_block, uint32_t counters,
+                                    uint32_t *out) {
+    const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x; /* a word: two counters */
+    const uint32_t per_pass = per_block * group, g = 2 * word;
+    if (g >= counters)
+        return;
+    const uint32_t pass = g / per_pass, rank = g % per_pass / per_block, local = g % per_block;
+    const uint32_t groups = blocks / group;
+    uint32_t lo = 0, hi = 0;
+    const uint32_t first = blockIdx.y * PARTIALS_PER_THREAD;
+    const uint32_t last = min(first + PARTIALS_PER_THREAD, groups);
+    for (uint32_t k = first; k < last; ++k) {
+        const uint32_t block = k * group + rank;
+        const uint32_t w = partials[((size_t)pass * blocks + block) * (per_block / 2) + local / 2];
+        lo += w & 0xFFFFu;
+        hi += w >> 16;
+    }
+    if (lo)
+        atomicAdd(&out[g], lo);
+    if (hi && g + 1 < counters)
+        atomicAdd(&out[g + 1], hi);
 }
 
 static const char *describe_wide(const hist_problem *p, const hist_device *dev) {
@@ -232,6 +271,13 @@ static const char *describe_wide(const hist_problem *p, const hist_device *dev) 
     return text;
 }
 
+static size_t workspace_wide(const hist_problem *p, const hist_device *dev) {
+    if (!dev)
+        return 0;
+    const wide_plan w = wide_plan_for(p, dev);
+    return (size_t)w.c.passes * w.c.blocks * (w.c.per_block / 2) * sizeof(uint32_t);
+}
+
 static hist_status run_wide(const hist_args *a) {
     const hist_problem *p = a->problem;
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
@@ -239,13 +285,24 @@ static hist_status run_wide(const hist_args *a) {
         return HIST_OK;
     const wide_plan w = wide_plan_for(p, a->device);
     const wide_map m = wide_map_of(p->binning);
+    uint32_t *partials = (uint32_t *)a->workspace;
+    hist_status s;
     if (w.kind == WIDE_CLUSTER)
-        return launch_clusters(a->device, wide_kernel<true>, w.c, "wide_kernel<cluster>",
-                               a->samples, hist_samples(p), p->channels, m, w.c.per_block,
-                               a->hist);
-    return hist_launch(a->device, wide_kernel<false>, dim3(w.c.blocks, w.c.passes), WIDE_THREADS,
-                       w.c.smem_bytes, 0, "wide_kernel", a->samples, hist_samples(p), p->channels,
-                       m, w.c.per_block, a->hist);
+        s = launch_clusters(a->device, wide_kernel<true>, w.c, "wide_kernel<cluster>", a->samples,
+                            hist_samples(p), p->channels, m, w.c.per_block, a->hist, partials);
+    else
+        s = hist_launch(a->device, wide_kernel<false>, dim3(w.c.blocks, w.c.passes), WIDE_THREADS,
+                        w.c.smem_bytes, 0, "wide_kernel", a->samples, hist_samples(p), p->channels,
+                        m, w.c.per_block, a->hist, partials);
+    if (s != HIST_OK)
+        return s;
+    const uint32_t counters = (uint32_t)hist_counters(p), words = (counters + 1) / 2;
+    const dim3 grid((words + 255) / 256,
+                    (w.c.blocks / w.c.size + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
+    sum_partials_kernel<<<grid, 256>>>(partials, w.c.blocks, w.c.size, w.c.per_block, counters,
+                                       a->hist);
+    HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
+    return HIST_OK;
 }
 
 #endif /* DAY08_FINAL_CUH */

@@ -49,4 +49,3 @@ extern "C" hist_status day08_cub16_run(const hist_args *a) {
     HIST_CUDA_TRY_LAUNCH("cub::DeviceHistogram::HistogramEven");
     return HIST_OK;
 }
-

@@ -46,7 +46,7 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
     assert_non_null(got);
     hist_reference(p, samples + offset, expected);
     memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples, offset, got) != HIST_OK)
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, got) != HIST_OK)
         fail_msg("%s on %s: %s", name, what, hist_last_error());
     const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
     free(expected);
@@ -69,8 +69,9 @@ static void test_one_block_boundaries(void **state) {
     static const uint64_t rows[] = {65534, 65535, 65536, 65537, 131071, 131072, 131073, 300001};
     /* one value; two values of one word (bins 2j, 2j + 1) alternating, then in pairs; the last
        two bins; a value and its neighbour word's */
-    static const uint32_t one[] = {12345}, pair[] = {4000, 4001}, pairs[] = {4000, 4000, 4001, 4001},
-                          last[] = {65534, 65535}, spread[] = {7, 8, 9, 7};
+    static const uint32_t one[] = {12345}, pair[] = {4000, 4001},
+                          pairs[] = {4000, 4000, 4001, 4001}, last[] = {65534, 65535},
+                          spread[] = {7, 8, 9, 7};
     static const struct {
         const uint32_t *values;
         size_t count;
@@ -128,8 +129,8 @@ static void test_final_plans(void **state) {
                                       {HIST_DIST_CONTENTION, 90},
                                       {HIST_DIST_RUNS, 1000}};
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
-        hist_dataset d = test_data(shapes[k].rows, shapes[k].channels, shapes[k].binning,
-                                   dists[0], 800 + k);
+        hist_dataset d =
+            test_data(shapes[k].rows, shapes[k].channels, shapes[k].binning, dists[0], 800 + k);
         d.problem.bits = 16;
         d.vmax = 65535;
         print_message("%u channels, %u bins: %s\n", d.problem.channels,
@@ -148,8 +149,8 @@ static void test_unaligned_input(void **state) {
     (void)state;
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
-    hist_dataset d = test_data(100003, 3, (hist_binning){0, 65535, 1},
-                               (hist_dist){HIST_DIST_UNIFORM, 0}, 77);
+    hist_dataset d =
+        test_data(100003, 3, (hist_binning){0, 65535, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 77);
     d.problem.bits = 16;
     d.vmax = 65535;
     const size_t bytes = (size_t)hist_input_bytes(&d.problem);

@@ -51,9 +51,11 @@ extern "C" void day08_set_test_blocks(int blocks) {
 /* ---- what every step refuses ---- */
 
 static const char *not_16_bit(const hist_problem *p) {
-    return hist_sample_bits(p) != 16 ? "16-bit samples only (run with --bits 16; days 02-07 count "
-                                       "bytes)"
-                                     : NULL;
+    if (hist_sample_bits(p) != 16)
+        return "16-bit samples only (run with --bits 16; days 02-07 count bytes)";
+    if (hist_counters(p) > INT32_MAX)
+        return "at most 2^31 counters (channels x bins), 8 GiB of output";
+    return NULL;
 }
 
 static const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
@@ -68,10 +70,10 @@ static const char *unsupported_cluster(const hist_problem *p, const hist_device 
     return not_16_bit(p);
 }
 
-/** @brief The counters of the whole output, `channels * bins`, and of the counter a sample of
- *  channel @p c in bin @p b adds to. */
-__device__ __forceinline__ uint64_t flat_counter(uint32_t c, int b, wide_map m) {
-    return (uint64_t)c * m.bins + (uint32_t)b;
+/** @brief The counter of the output (`[channels][bins]`, at most 2^31 counters: the registry
+ *  refuses more) a sample of channel @p c in bin @p b adds to. */
+__device__ __forceinline__ uint32_t flat_counter(uint32_t c, int b, wide_map m) {
+    return c * m.bins + (uint32_t)b;
 }
 
 /** @brief The next channel after @p c, of @p channels. */
@@ -111,8 +113,7 @@ struct global_count {
 __global__ void __launch_bounds__(GLOBAL_THREADS)
     global_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
                   uint32_t *hist, uint32_t copies) {
-    global_count count = {m, channels,
-                          hist + (uint64_t)(blockIdx.x % copies) * channels * m.bins};
+    global_count count = {m, channels, hist + (uint64_t)(blockIdx.x % copies) * channels * m.bins};
     wide_walk(samples, n, channels, count);
 }
 
@@ -162,7 +163,8 @@ __global__ void sum_copies_kernel(const uint32_t *__restrict__ copies_base, uint
 
 static const char *describe_copies(const hist_problem *p, const hist_device *dev) {
     static char text[160];
-    snprintf(text, sizeof text, "%u copies of the histogram in global memory (%.1f MiB; L2 %.0f MiB)",
+    snprintf(text, sizeof text,
+             "%u copies of the histogram in global memory (%.1f MiB; L2 %.0f MiB)",
              copies_for(p, dev), workspace_copies(p, dev) / 1048576.0, dev->l2_bytes / 1048576.0);
     return text;
 }
@@ -174,10 +176,9 @@ static hist_status run_copies(const hist_args *a) {
     uint32_t *ws = (uint32_t *)a->workspace;
     HIST_CUDA_TRY(cudaMemsetAsync(ws, 0, copies * counters * sizeof(uint32_t)));
     if (p->rows > 0) {
-        hist_status s = hist_launch(a->device, global_kernel, global_grid(a->device),
-                                    GLOBAL_THREADS, 0, 0, "global_kernel", a->samples,
-                                    hist_samples(p), p->channels, wide_map_of(p->binning), ws,
-                                    copies);
+        hist_status s = hist_launch(
+            a->device, global_kernel, global_grid(a->device), GLOBAL_THREADS, 0, 0, "global_kernel",
+            a->samples, hist_samples(p), p->channels, wide_map_of(p->binning), ws, copies);
         if (s != HIST_OK)
             return s;
     }
@@ -225,13 +226,13 @@ static size_t block_budget(const hist_device *dev) {
 struct slice_count32 {
     wide_map m;        /**< the binning */
     uint32_t channels; /**< channels per row */
-    uint64_t first;    /**< the slice's first counter */
+    uint32_t first;    /**< the slice's first counter */
     uint32_t size;     /**< its counters */
     uint32_t *s_hist;  /**< the block's shared counters */
     /** @brief one sample @param c its channel @param v its value */
     __device__ void one(uint32_t c, uint32_t v) {
         const int b = wide_bin(v, m);
-        const uint64_t f = flat_counter(c, b, m) - first; /* wraps below the slice */
+        const uint32_t f = flat_counter(c, b, m) - first; /* wraps below the slice */
         if (b >= 0 && f < size)
             atomicAdd(&s_hist[f], 1u);
     }
@@ -251,12 +252,12 @@ struct slice_count32 {
  * @param samples the input @param n samples @param channels channels per row @param m the binning
  * @param slice counters of a slice @param out the output, zeroed
  */
-__global__ void __launch_bounds__(WIDE_THREADS)
+__global__ void __launch_bounds__(WIDE_THREADS, 1)
     passes_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
                   uint32_t slice, uint32_t *out) {
     extern __shared__ uint32_t s_hist[];
-    const uint64_t counters = (uint64_t)channels * m.bins, first = (uint64_t)blockIdx.y * slice;
-    const uint32_t size = (uint32_t)min((uint64_t)slice, counters - first);
+    const uint32_t counters = channels * m.bins, first = blockIdx.y * slice;
+    const uint32_t size = min(slice, counters - first);
     for (uint32_t k = threadIdx.x; k < size; k += blockDim.x)
         s_hist[k] = 0;
     __syncthreads();
@@ -272,16 +273,16 @@ __global__ void __launch_bounds__(WIDE_THREADS)
 struct slice_count16 {
     wide_map m;        /**< the binning */
     uint32_t channels; /**< channels per row */
-    uint64_t first;    /**< the slice's first counter */
+    uint32_t first;    /**< the slice's first counter */
     uint32_t size;     /**< its counters */
     uint32_t *words;   /**< the block's packed counters */
     uint32_t *spill;   /**< the output at the slice's first counter */
     /** @brief one sample @param c its channel @param v its value */
     __device__ void one(uint32_t c, uint32_t v) {
         const int b = wide_bin(v, m);
-        const uint64_t f = flat_counter(c, b, m) - first;
+        const uint32_t f = flat_counter(c, b, m) - first;
         if (b >= 0 && f < size)
-            packed_add(words, (uint32_t)f, 1u, spill, size);
+            packed_add(words, f, 1u, spill, size);
     }
     /** @brief eight samples @param c the first's channel @param w the word */
     __device__ void word(uint32_t c, uint4 w) {
@@ -297,8 +298,7 @@ struct slice_count16 {
  * @brief Add a block's packed counters (both halves of each word) to the output.
  * @param words the packed counters @param size how many counters @param out the output there
  */
-__device__ __forceinline__ void flush_packed(const uint32_t *words, uint32_t size,
-                                             uint32_t *out) {
+__device__ __forceinline__ void flush_packed(const uint32_t *words, uint32_t size, uint32_t *out) {
     for (uint32_t j = threadIdx.x; j < (size + 1) / 2; j += blockDim.x) {
         const uint32_t w = words[j];
         if (w & 0xFFFFu)
@@ -314,12 +314,12 @@ __device__ __forceinline__ void flush_packed(const uint32_t *words, uint32_t siz
  * @param samples the input @param n samples @param channels channels per row @param m the binning
  * @param slice counters of a slice (even) @param out the output, zeroed
  */
-__global__ void __launch_bounds__(WIDE_THREADS)
+__global__ void __launch_bounds__(WIDE_THREADS, 1)
     packed_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
                   uint32_t slice, uint32_t *out) {
     extern __shared__ uint32_t words[];
-    const uint64_t counters = (uint64_t)channels * m.bins, first = (uint64_t)blockIdx.y * slice;
-    const uint32_t size = (uint32_t)min((uint64_t)slice, counters - first);
+    const uint32_t counters = channels * m.bins, first = blockIdx.y * slice;
+    const uint32_t size = min(slice, counters - first);
     for (uint32_t j = threadIdx.x; j < (size + 1) / 2; j += blockDim.x)
         words[j] = 0;
     __syncthreads();
@@ -348,9 +348,9 @@ static const char *describe_packed(const hist_problem *p, const hist_device *dev
                            slices_for(p, dev, 2, block_budget(dev)));
 }
 
-static hist_status launch_slices(const hist_args *a, void (*kernel)(const uint8_t *, uint64_t,
-                                                                    uint32_t, wide_map, uint32_t,
-                                                                    uint32_t *),
+static hist_status launch_slices(const hist_args *a,
+                                 void (*kernel)(const uint8_t *, uint64_t, uint32_t, wide_map,
+                                                uint32_t, uint32_t *),
                                  const char *name, uint32_t bytes_per_counter) {
     const hist_problem *p = a->problem;
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
@@ -377,7 +377,7 @@ static hist_status run_packed(const hist_args *a) {
 struct cluster_count32 {
     wide_map m;         /**< the binning */
     uint32_t channels;  /**< channels per row */
-    uint64_t first;     /**< the pass's first counter */
+    uint32_t first;     /**< the pass's first counter */
     uint32_t size;      /**< the pass's counters */
     uint32_t per_block; /**< counters each block holds */
     uint32_t *s_hist;   /**< this block's counters */
@@ -385,9 +385,9 @@ struct cluster_count32 {
     __device__ void one(uint32_t c, uint32_t v) {
 #if __CUDA_ARCH__ >= 900
         const int b = wide_bin(v, m);
-        const uint64_t f = flat_counter(c, b, m) - first;
+        const uint32_t f = flat_counter(c, b, m) - first;
         if (b >= 0 && f < size) {
-            const wide_owner o = wide_owner_of((uint32_t)f, per_block);
+            const wide_owner o = wide_owner_of(f, per_block);
             atomicAdd(cg::this_cluster().map_shared_rank(s_hist, o.rank) + o.local, 1u);
         }
 #else
@@ -411,23 +411,22 @@ struct cluster_count32 {
  * @param samples the input @param n samples @param channels channels per row @param m the binning
  * @param per_block counters a block holds @param out the output, zeroed
  */
-__global__ void __launch_bounds__(WIDE_THREADS)
+__global__ void __launch_bounds__(WIDE_THREADS, 1)
     cluster_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
                    uint32_t per_block, uint32_t *out) {
 #if __CUDA_ARCH__ >= 900
     extern __shared__ uint32_t s_hist[];
     cg::cluster_group cluster = cg::this_cluster();
-    const uint64_t counters = (uint64_t)channels * m.bins;
-    const uint64_t first = (uint64_t)blockIdx.y * per_block * cluster.num_blocks();
-    const uint32_t size =
-        (uint32_t)min((uint64_t)per_block * cluster.num_blocks(), counters - first);
+    const uint32_t counters = channels * m.bins;
+    const uint32_t first = blockIdx.y * per_block * cluster.num_blocks();
+    const uint32_t size = min(per_block * cluster.num_blocks(), counters - first);
     for (uint32_t k = threadIdx.x; k < per_block; k += blockDim.x)
         s_hist[k] = 0;
     cluster.sync(); /* every block's counters zero before any block adds to them */
     cluster_count32 count = {m, channels, first, size, per_block, s_hist};
     wide_walk(samples, n, channels, count);
     cluster.sync(); /* every add landed, in every block, before a block reads its own */
-    const uint64_t mine = first + (uint64_t)cluster.block_rank() * per_block;
+    const uint32_t mine = first + cluster.block_rank() * per_block;
     for (uint32_t k = threadIdx.x; k < per_block && mine + k < first + size; k += blockDim.x)
         if (s_hist[k])
             atomicAdd(&out[mine + k], s_hist[k]);
@@ -448,20 +447,19 @@ typedef struct cluster_plan {
     uint32_t blocks;    /**< blocks of one pass (a multiple of size) */
 } cluster_plan;
 
-static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *dev,
-                                     uint32_t size, uint32_t bytes_per_counter) {
+static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *dev, uint32_t size,
+                                     uint32_t bytes_per_counter, uint32_t align) {
     cluster_plan c;
     c.size = size;
     c.threads = WIDE_THREADS / (size > 2 ? size / 2 : 1); /* 1024, 512, 256 */
     const uint64_t counters = hist_counters(p);
-    /* a block's share: the whole histogram over the cluster, within the block's budget */
-    const uint64_t fit = block_budget(dev) / 4 * 4 / bytes_per_counter;
-    uint64_t per_block = (counters + size - 1) / size;
-    per_block += per_block % 2;
-    if (per_block > fit)
-        per_block = fit / 2 * 2;
+    /* a block's share: the whole histogram over the cluster, within the block's budget (in
+       whole groups of `align` counters); passes where even that is too small */
+    const uint64_t fit = block_budget(dev) / bytes_per_counter / align * align;
+    c.passes = (uint32_t)((counters + fit * size - 1) / (fit * size));
+    uint64_t per_block = (counters + (uint64_t)c.passes * size - 1) / ((uint64_t)c.passes * size);
+    per_block = (per_block + align - 1) / align * align;
     c.per_block = (uint32_t)per_block;
-    c.passes = (uint32_t)((counters + per_block * size - 1) / (per_block * size));
     c.smem_bytes = (size_t)per_block * bytes_per_counter;
     int per_sm = hist_blocks_per_sm(dev, (int)c.threads, c.smem_bytes);
     if (per_sm < 1)
@@ -502,10 +500,10 @@ static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params
     return HIST_OK;
 }
 
-template <uint32_t SIZE> static const char *describe_cluster(const hist_problem *p,
-                                                             const hist_device *dev) {
+template <uint32_t SIZE>
+static const char *describe_cluster(const hist_problem *p, const hist_device *dev) {
     static char text[200];
-    const cluster_plan c = cluster_plan_for(p, dev, SIZE, 4);
+    const cluster_plan c = cluster_plan_for(p, dev, SIZE, 4, 1);
     snprintf(text, sizeof text,
              "clusters of %u blocks of %u threads, %u 32-bit counters (%zu bytes) a block, %u "
              "pass%s, %u blocks",
@@ -519,7 +517,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4);
+    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4, 1);
     return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", a->samples,
                            hist_samples(p), p->channels, wide_map_of(p->binning), c.per_block,
                            a->hist);
@@ -581,7 +579,8 @@ const hist_impl day08_impls[] = {
         .name = "gpu_passes16",
         .lesson = "day08_wide",
         .where = HIST_DEVICE,
-        .summary = "bin-range passes: a slice of 32-bit counters in shared memory, one read a slice",
+        .summary =
+            "bin-range passes: a slice of 32-bit counters in shared memory, one read a slice",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
         .run = run_passes,
@@ -594,7 +593,8 @@ const hist_impl day08_impls[] = {
         .name = "gpu_packed16",
         .lesson = "day08_wide",
         .where = HIST_DEVICE,
-        .summary = "16-bit shared counters two a word, exact (wraps booked from what atomics return)",
+        .summary =
+            "16-bit shared counters two a word, exact (wraps booked from what atomics return)",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
         .run = run_packed,
@@ -650,6 +650,7 @@ const hist_impl day08_impls[] = {
                    "in registers",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
+        .workspace_bytes = workspace_wide,
         .run = run_wide,
         .target = 0.85,
         .roof = HIST_ROOF_BOUND,

@@ -95,13 +95,18 @@ __device__ __forceinline__ void wide_walk(const uint8_t *__restrict__ samples, u
     const uint64_t per_warp = (words + warps - 1) / warps; /* words of a warp's chunk */
     const uint64_t begin = warp * per_warp, end = min(begin + per_warp, words);
     uint64_t i = begin + lane;
+    /* the channel of word i's first sample, then kept up to date without a division */
+    uint32_t c = (uint32_t)((head + 8 * i) % channels);
+    const uint32_t step = (8u * WIDE_WARP) % channels; /* 32 words on */
     for (; i + WIDE_WARP < end; i += 2 * WIDE_WARP) {
         const uint4 a = w16[i], b = w16[i + WIDE_WARP]; /* both loads issued before counting */
-        count.word((uint32_t)((head + 8 * i) % channels), a);
-        count.word((uint32_t)((head + 8 * (i + WIDE_WARP)) % channels), b);
+        const uint32_t cb = c + step >= channels ? c + step - channels : c + step;
+        count.word(c, a);
+        count.word(cb, b);
+        c = cb + step >= channels ? cb + step - channels : cb + step;
     }
     if (i < end)
-        count.word((uint32_t)((head + 8 * i) % channels), w16[i]);
+        count.word(c, w16[i]);
 }
 
 /**
@@ -118,6 +123,35 @@ __device__ __forceinline__ void wide_unpack(uint4 w, uint32_t v[8]) {
 }
 
 /* ---- 16-bit counters packed two to a word, exact ---- */
+
+/**
+ * @brief What packed_add() does when its add wrapped a half (the rare path): 65,536 to the half's
+ * spill; for the low half, the carry into the high half taken back, and what the carry and the
+ * taking-back did to the high half booked on its spill.
+ * @param words the packed counters @param k the counter that wrapped @param old the word its add
+ * returned @param spill the global counters @param counters how many are real
+ */
+__device__ __forceinline__ void packed_wrapped(uint32_t *words, uint32_t k, uint32_t old,
+                                               uint32_t *spill, uint32_t counters) {
+    // SOLUTION packed_wrapped [gpu_packed16 gpu_wide]: the wrap booked. Add 65536 to spill[k].
+    //   If k is odd (the high half), stop: its carry left the word. Else the carry went into the
+    //   high half: take it back, back = atomicAdd(&words[k / 2], 0xFFFF0000u), and, if
+    //   k + 1 < counters, book on spill[k + 1] what it did: +65536 if the carry wrapped the high
+    //   half up (old >> 16 was 0xFFFF), -65536 (0u - 65536u) if the taking-back wrapped it down
+    //   (back >> 16 is 0).
+    // stub: (void)words, (void)k, (void)old, (void)spill, (void)counters;
+    atomicAdd(&spill[k], 65536u);
+    if (k & 1u)
+        return; /* the high half's carry leaves the word: nothing else changed */
+    const uint32_t back = atomicAdd(&words[k / 2], 0xFFFF0000u); /* the carry taken back */
+    if (k + 1 < counters) {
+        const uint32_t up = (old >> 16) == 0xFFFFu ? 65536u : 0u; /* the carry wrapped it */
+        const uint32_t down = (back >> 16) == 0u ? 65536u : 0u;   /* taking it back did */
+        if (up != down)
+            atomicAdd(&spill[k + 1], up - down);
+    }
+    // END SOLUTION
+}
 
 /**
  * @brief Add @p d (1 .. 65,535) to 16-bit counter @p k of a packed array (counter 2j is the low
@@ -142,30 +176,17 @@ __device__ __forceinline__ void wide_unpack(uint4 w, uint32_t v[8]) {
  * @param spill the global counters of the same layout (the output's, at the array's first counter)
  * @param counters how many counters of @p spill are real (the last word's high half may be padding)
  */
-__device__ __forceinline__ void packed_add(uint32_t *words, uint32_t k, uint32_t d,
-                                           uint32_t *spill, uint32_t counters) {
+__device__ __forceinline__ void packed_add(uint32_t *words, uint32_t k, uint32_t d, uint32_t *spill,
+                                           uint32_t counters) {
     // SOLUTION packed_add [gpu_packed16 gpu_wide]: the exact 16-bit counter.
     //   shift = 16 * (k & 1); old = atomicAdd(&words[k / 2], d << shift). If the half wrapped
-    //   (((old >> shift) & 0xFFFF) + d > 0xFFFF), add 65536 to spill[k]. If that half was the
-    //   low one (k even), its carry went into the high half: take it back,
-    //   back = atomicAdd(&words[k / 2], 0xFFFF0000u), and, if k + 1 < counters, book on
-    //   spill[k + 1] what it did: +65536 if the carry wrapped the high half up (old >> 16 was
-    //   0xFFFF), -65536 (0u - 65536u) if the taking-back wrapped it down (back >> 16 is 0).
+    //   (((old >> shift) & 0xFFFF) + d > 0xFFFF), call packed_wrapped(words, k, old, spill,
+    //   counters), which books what the wrap did.
     // stub: (void)words, (void)k, (void)d, (void)spill, (void)counters;
     const uint32_t shift = 16u * (k & 1u);
     const uint32_t old = atomicAdd(&words[k / 2], d << shift);
-    if (((old >> shift) & 0xFFFFu) + d <= 0xFFFFu)
-        return; /* no wrap: nothing lost (all but one add in 65,536 on a busy counter) */
-    atomicAdd(&spill[k], 65536u);
-    if (shift)
-        return; /* the high half's carry leaves the word: nothing else changed */
-    const uint32_t back = atomicAdd(&words[k / 2], 0xFFFF0000u); /* the carry taken back */
-    if (k + 1 < counters) {
-        const uint32_t up = (old >> 16) == 0xFFFFu ? 65536u : 0u; /* the carry wrapped it */
-        const uint32_t down = (back >> 16) == 0u ? 65536u : 0u;   /* taking it back did */
-        if (up != down)
-            atomicAdd(&spill[k + 1], up - down);
-    }
+    if (((old >> shift) & 0xFFFFu) + d > 0xFFFFu)
+        packed_wrapped(words, k, old, spill, counters); /* one add in 65,536 on a busy counter */
     // END SOLUTION
 }
 
