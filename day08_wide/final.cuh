@@ -2,12 +2,13 @@
  * @file final.cuh
  * @brief Day 08, step 6: the final kernel, `gpu_wide` (included by wide.cu, after steps 1-5).
  *
- * The counters are packed 16-bit ones (step 4, packed_add()), held by the first of these that
- * the GPU allows:
- *  - one block: the whole histogram fits a block's shared memory (65,536 bins: 128 KiB, an H100's
- *    or an A100's block);
- *  - a cluster of 2, 4 or 8 blocks (step 5; compute capability 9.0 and newer): it fits there;
- *  - passes: slices of it that fit a block, the input read once a slice (an RTX 4090: 2, a T4: 3).
+ * The counters are packed 16-bit ones (step 4, packed_add()): one block holds the whole
+ * histogram where it fits (65,536 bins: 128 KiB, an H100's or an A100's block), else slices of
+ * it, the input read once a slice (an RTX 4090: 2 passes, a T4: 3). No cluster: step 5 measured
+ * its remote atomics several times slower than passes (the lesson's table).
+ *
+ * The loads are staged in shared memory (wide_walk_staged()): up to 6 words a thread in flight in
+ * what shared memory the counters leave, as many as the floor kernel keeps in registers.
  *
  * And equal samples are summed in a register before they reach shared memory: a thread keeps one
  * counter in a register (the last bin of which it saw 8 equal samples in one word), adds to it
@@ -18,105 +19,50 @@
 #ifndef DAY08_FINAL_CUH
 #define DAY08_FINAL_CUH
 
-/** @brief Threads a block of the final kernel's clusters (a remote add needs more registers). */
-#define WIDE_CLUSTER_THREADS 512
-
-/** @brief Where the final kernel keeps its counters. */
-typedef enum wide_kind {
-    WIDE_BLOCK = 0, /**< one block holds the whole histogram */
-    WIDE_CLUSTER,   /**< a cluster's blocks hold it between them */
-    WIDE_PASSES     /**< a block holds a slice; one pass over the input a slice */
-} wide_kind;
+/** @brief Words in flight a thread at most (wide_walk_staged()). */
+#ifndef WIDE_STAGES
+#define WIDE_STAGES 6
+#endif
 
 /** @brief The final kernel's plan for one problem on one GPU. */
 typedef struct wide_plan {
-    wide_kind kind; /**< where the counters live */
-    cluster_plan c; /**< blocks, threads, counters a block (size 1 without a cluster) */
+    cluster_plan c;  /**< blocks, counters a block (whole 16-byte words), passes (size 1) */
+    uint32_t stages; /**< words in flight a thread, staged in shared memory (0: in registers) */
+    size_t smem;     /**< shared memory a block: the counters, then the stages */
 } wide_plan;
 
-/** @brief The plan: one block, else a cluster of 2, 4 or 8 blocks (sm_90+), else passes. */
+/** @brief The plan: packed counters, in one pass where they fit a block, else in passes; the
+ *  loads staged in what shared memory is left. */
 static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
     wide_plan w;
-    const uint64_t counters = hist_counters(p);
-    const uint64_t fit = block_budget(dev) / 4 * 2; /* packed counters a block holds */
-    uint32_t size = 1;
-    while (size < 8 && counters > fit * size)
-        size *= 2;
-    if (counters <= fit)
-        w.kind = WIDE_BLOCK;
-    else if (dev->cc_major >= 9 && counters <= fit * size)
-        w.kind = WIDE_CLUSTER;
-    else
-        w.kind = WIDE_PASSES;
-    /* whole 16-byte words of counters a block, for the copy to the partials */
-    w.c = cluster_plan_for(p, dev, w.kind == WIDE_CLUSTER ? size : 1, 2, 8);
-    w.c.threads = w.kind == WIDE_CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS;
-    int per_sm = hist_blocks_per_sm(dev, (int)w.c.threads, w.c.smem_bytes);
-    per_sm = per_sm > 0 ? per_sm : 1;
-    w.c.blocks = (uint32_t)(dev->sm_count * per_sm) / w.c.size * w.c.size;
-    if (test_blocks > 0 && (uint32_t)test_blocks * w.c.size < w.c.blocks)
-        w.c.blocks = (uint32_t)test_blocks * w.c.size;
+    w.c = cluster_plan_for(p, dev, 1, 2, 8);
+    const size_t left = block_budget(dev) - w.c.smem_bytes, stage = WIDE_THREADS * sizeof(uint4);
+    w.stages = (uint32_t)(left / stage < WIDE_STAGES ? left / stage : WIDE_STAGES);
+    if (w.stages < 2)
+        w.stages = 0;
+    w.smem = w.c.smem_bytes + w.stages * stage;
+    int per_sm = hist_blocks_per_sm(dev, WIDE_THREADS, w.smem);
+    w.c.blocks = (uint32_t)(dev->sm_count * (per_sm > 0 ? per_sm : 1));
+    if (test_blocks > 0 && (uint32_t)test_blocks < w.c.blocks)
+        w.c.blocks = (uint32_t)test_blocks;
     return w;
 }
 
-/* The cluster's or the block's barrier, rank and size: one kernel serves both plans. */
-template <bool CLUSTER> __device__ __forceinline__ void group_sync() {
-#if __CUDA_ARCH__ >= 900
-    if (CLUSTER) {
-        cg::this_cluster().sync();
-        return;
-    }
-#endif
-    __syncthreads();
-}
-template <bool CLUSTER> __device__ __forceinline__ uint32_t group_rank() {
-#if __CUDA_ARCH__ >= 900
-    if (CLUSTER)
-        return cg::this_cluster().block_rank();
-#endif
-    return 0;
-}
-template <bool CLUSTER> __device__ __forceinline__ uint32_t group_blocks() {
-#if __CUDA_ARCH__ >= 900
-    if (CLUSTER)
-        return cg::this_cluster().num_blocks();
-#endif
-    return 1;
-}
-/** @brief Block @p rank's counters: another block's shared memory in a cluster. */
-template <bool CLUSTER>
-__device__ __forceinline__ uint32_t *group_words(uint32_t *words, uint32_t rank) {
-#if __CUDA_ARCH__ >= 900
-    if (CLUSTER)
-        return cg::this_cluster().map_shared_rank(words, rank);
-#endif
-    (void)rank;
-    return words;
-}
+/** @brief The final kernel's counter: the block's packed counters, and one register counter a
+ *  thread for the bin it saw 8 times in a word last. */
+struct wide_count {
+    wide_map m;        /**< the binning */
+    uint32_t channels; /**< channels per row */
+    uint32_t first;    /**< the pass's first counter */
+    uint32_t size;     /**< the pass's counters */
+    uint32_t *words;   /**< the block's packed counters */
+    uint32_t *out;     /**< the output at the pass's first counter */
+    int cached;        /**< the bin (pass counter) of the register counter, or -1 */
+    uint32_t n;        /**< the register counter */
 
-/** @brief The final kernel's counter: packed counters (a block's or a cluster's), and one
- *  register counter a thread for the bin it sees most. */
-template <bool CLUSTER> struct wide_count {
-    wide_map m;         /**< the binning */
-    uint32_t channels;  /**< channels per row */
-    uint32_t first;     /**< the pass's first counter */
-    uint32_t size;      /**< the pass's counters */
-    uint32_t per_block; /**< counters a block holds */
-    uint32_t *words;    /**< this block's packed counters */
-    uint32_t *out;      /**< the output at the pass's first counter */
-    int cached;         /**< the bin (pass counter) of the register counter, or -1 */
-    uint32_t n;         /**< the register counter */
-
-    /** @brief Add @p d to pass counter @p f, in whichever block holds it. */
+    /** @brief Add @p d to pass counter @p f. */
     __device__ void add(uint32_t f, uint32_t d) {
-        if (!CLUSTER) {
-            packed_add(words, f, d, out, size);
-            return;
-        }
-        const wide_owner o = wide_owner_of(f, per_block);
-        const uint32_t base = o.rank * per_block;
-        packed_add(group_words<CLUSTER>(words, o.rank), o.local, d, out + base,
-                   min(per_block, size - base));
+        packed_add(words, f, d, out, size);
     }
     /** @brief The pass counter of sample @p v of channel @p c, or -1. */
     __device__ int counter_of(uint32_t c, uint32_t v) const {
@@ -192,35 +138,34 @@ template <bool CLUSTER> struct wide_count {
 };
 
 /**
- * @brief Step 6: the final kernel. Pass `blockIdx.y`'s counters live packed in one block, or
- *        spread over a cluster's blocks (CLUSTER); zero, barrier, count, barrier, each block adds
- *        its own counters to the output.
+ * @brief Step 6: the final kernel. Pass `blockIdx.y`'s counters live packed in the block: zero,
+ *        barrier, count (loads staged), barrier, then the block's counters go as they are to its
+ *        place in the partials (sum_partials_kernel() adds them up).
  * @param samples the input @param n samples @param channels channels per row @param m the binning
- * @param per_block counters a block holds (a multiple of 8) @param out the output, zeroed
+ * @param per_block counters a block holds (a multiple of 8) @param stages words in flight a thread
+ * @param out the output, zeroed (the wraps' spills go there)
  * @param partials where each block leaves its counters (`[passes][blocks][per_block / 2]` words)
  */
-template <bool CLUSTER>
-__global__ void __launch_bounds__(CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS, 1)
+__global__ void __launch_bounds__(WIDE_THREADS, 1)
     wide_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
-                uint32_t per_block, uint32_t *out, uint32_t *partials) {
-    extern __shared__ uint32_t words[];
-    const uint32_t group = group_blocks<CLUSTER>(), rank = group_rank<CLUSTER>();
-    const uint32_t counters = channels * m.bins, first = blockIdx.y * per_block * group;
-    const uint32_t size = min(per_block * group, counters - first);
+                uint32_t per_block, uint32_t stages, uint32_t *out, uint32_t *partials) {
+    extern __shared__ uint32_t words[]; /* the counters, then the stages */
+    uint4 *ring = (uint4 *)(words + per_block / 2);
+    const uint32_t counters = channels * m.bins, first = blockIdx.y * per_block;
+    const uint32_t size = min(per_block, counters - first);
     for (uint32_t j = threadIdx.x; j < per_block / 2; j += blockDim.x)
         words[j] = 0;
-    group_sync<CLUSTER>(); /* every counter zero before anyone adds */
-    wide_count<CLUSTER> count = {m, channels, first, size, per_block, words, out + first, -1, 0};
-    wide_walk(samples, n, channels, count);
+    __syncthreads(); /* every counter zero before anyone adds */
+    wide_count count = {m, channels, first, size, words, out + first, -1, 0};
+    wide_walk_staged(samples, n, channels, count, ring, stages);
     count.finish();
-    group_sync<CLUSTER>(); /* every add landed before a block reads its counters */
-    /* this block's counters, as they are, to its place in the partials: sum_partials_kernel adds
-       them up (one global atomic per counter and block would be 8.6 million on an H100) */
+    __syncthreads(); /* every add landed before the counters are read */
+    /* the counters as they are, to this block's place in the partials (one global atomic per
+       counter and block would be 8.6 million on an H100) */
     uint4 *mine =
         (uint4 *)(partials + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * (per_block / 2));
     for (uint32_t j = threadIdx.x; j < per_block / 8; j += blockDim.x)
         mine[j] = ((const uint4 *)words)[j];
-    (void)rank;
 }
 
 /** @brief Partial sums a thread of sum_partials_kernel() adds up (of 132 on an H100). */
@@ -230,23 +175,21 @@ __global__ void __launch_bounds__(CLUSTER ? WIDE_CLUSTER_THREADS : WIDE_THREADS,
  * @brief The output plus every block's partial counters: `out[g] += sum over the blocks that
  *        hold counter g` (the output holds the wraps' spills already).
  * @param partials the blocks' packed counters, `[passes][blocks][per_block / 2]` words
- * @param blocks blocks a pass @param group blocks a cluster (1: none) @param per_block counters a
- * block holds @param counters counters of the output @param out the output
+ * @param blocks blocks a pass @param per_block counters a block holds @param counters counters
+ * of the output @param out the output
  */
 __global__ void sum_partials_kernel(const uint32_t *__restrict__ partials, uint32_t blocks,
-                                    uint32_t group, uint32_t per_block, uint32_t counters,
-                                    uint32_t *out) {
+                                    uint32_t per_block, uint32_t counters, uint32_t *out) {
     const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x; /* a word: two counters */
-    const uint32_t per_pass = per_block * group, g = 2 * word;
+    const uint32_t g = 2 * word;
     if (g >= counters)
         return;
-    const uint32_t pass = g / per_pass, rank = g % per_pass / per_block, local = g % per_block;
-    const uint32_t groups = blocks / group;
+    const uint32_t pass = g / per_block, local = g % per_block;
     uint32_t lo = 0, hi = 0;
     const uint32_t first = blockIdx.y * PARTIALS_PER_THREAD;
-    const uint32_t last = min(first + PARTIALS_PER_THREAD, groups);
-    for (uint32_t k = first; k < last; ++k) {
-        const uint32_t block = k * group + rank;
+    const uint32_t last = min(first + PARTIALS_PER_THREAD, blocks);
+#pragma unroll 4
+    for (uint32_t block = first; block < last; ++block) {
         const uint32_t w = partials[((size_t)pass * blocks + block) * (per_block / 2) + local / 2];
         lo += w & 0xFFFFu;
         hi += w >> 16;
@@ -260,14 +203,12 @@ __global__ void sum_partials_kernel(const uint32_t *__restrict__ partials, uint3
 static const char *describe_wide(const hist_problem *p, const hist_device *dev) {
     static char text[200];
     const wide_plan w = wide_plan_for(p, dev);
-    const char *kind = w.kind == WIDE_BLOCK     ? "one block holds the histogram"
-                       : w.kind == WIDE_CLUSTER ? "a cluster holds the histogram"
-                                                : "passes";
     snprintf(text, sizeof text,
-             "%s: %u block%s of %u packed counters (%zu bytes), %u pass%s, %u blocks of %d "
-             "threads",
-             kind, w.c.size, w.c.size == 1 ? "" : "s", w.c.per_block, w.c.smem_bytes, w.c.passes,
-             w.c.passes == 1 ? "" : "es", w.c.blocks, w.c.threads);
+             "16-bit counters, two a word: %u pass%s of %u counters (%zu bytes), %u words in "
+             "flight a thread (%s), %u blocks of %d threads",
+             w.c.passes, w.c.passes == 1 ? "" : "es", w.c.per_block, w.c.smem_bytes,
+             w.stages ? w.stages : 2, w.stages ? "staged in shared memory" : "in registers",
+             w.c.blocks, WIDE_THREADS);
     return text;
 }
 
@@ -284,23 +225,17 @@ static hist_status run_wide(const hist_args *a) {
     if (p->rows == 0)
         return HIST_OK;
     const wide_plan w = wide_plan_for(p, a->device);
-    const wide_map m = wide_map_of(p->binning);
     uint32_t *partials = (uint32_t *)a->workspace;
-    hist_status s;
-    if (w.kind == WIDE_CLUSTER)
-        s = launch_clusters(a->device, wide_kernel<true>, w.c, "wide_kernel<cluster>", a->samples,
-                            hist_samples(p), p->channels, m, w.c.per_block, a->hist, partials);
-    else
-        s = hist_launch(a->device, wide_kernel<false>, dim3(w.c.blocks, w.c.passes), WIDE_THREADS,
-                        w.c.smem_bytes, 0, "wide_kernel", a->samples, hist_samples(p), p->channels,
-                        m, w.c.per_block, a->hist, partials);
+    hist_status s =
+        hist_launch(a->device, wide_kernel, dim3(w.c.blocks, w.c.passes), WIDE_THREADS, w.smem, 0,
+                    "wide_kernel", a->samples, hist_samples(p), p->channels,
+                    wide_map_of(p->binning), w.c.per_block, w.stages, a->hist, partials);
     if (s != HIST_OK)
         return s;
     const uint32_t counters = (uint32_t)hist_counters(p), words = (counters + 1) / 2;
     const dim3 grid((words + 255) / 256,
-                    (w.c.blocks / w.c.size + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
-    sum_partials_kernel<<<grid, 256>>>(partials, w.c.blocks, w.c.size, w.c.per_block, counters,
-                                       a->hist);
+                    (w.c.blocks + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
+    sum_partials_kernel<<<grid, 256>>>(partials, w.c.blocks, w.c.per_block, counters, a->hist);
     HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
     return HIST_OK;
 }

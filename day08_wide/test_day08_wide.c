@@ -98,7 +98,7 @@ static void test_one_block_boundaries(void **state) {
     for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
         ran += exact_on(dev, packed[k], &odd, s, 0, "the last counter, beside padding");
     free(s);
-    /* 8 channels of one value each: the final kernel's cluster plan (one cluster) on an H100 */
+    /* 8 channels of one value each: 5 passes of one block */
     const hist_problem eight = {140001, 8, {0, 65535, 1}, 16};
     const uint32_t eight_values[] = {1, 2, 3, 3, 65535, 65534, 40000, 40001};
     s = pattern(hist_samples(&eight), eight_values, 8);
