@@ -49,8 +49,9 @@ static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
 }
 
 /** @brief The final kernel's counter: the block's packed counters, and one register counter a
- *  thread for the bin it saw 8 times in a word last. */
-struct wide_count {
+ *  thread for the bin it saw 8 times in a word last. FULL: one channel, one bin a value, the whole
+ *  range (the bin is the sample: no binning to compute). */
+template <bool FULL> struct wide_count {
     wide_map m;        /**< the binning */
     uint32_t channels; /**< channels per row */
     uint32_t first;    /**< the pass's first counter */
@@ -66,6 +67,8 @@ struct wide_count {
     }
     /** @brief The pass counter of sample @p v of channel @p c, or -1. */
     __device__ int counter_of(uint32_t c, uint32_t v) const {
+        if (FULL)
+            return (int)v;
         const int b = wide_bin(v, m);
         const uint32_t f = flat_counter(c, b, m) - first;
         return b >= 0 && f < size ? (int)f : -1;
@@ -86,17 +89,37 @@ struct wide_count {
 #pragma unroll
         for (int k = 0; k < 8; ++k, c = next_channel(c, channels))
             f[k] = counter_of(c, v[k]);
+        /* what to add to each f[k] (0: nothing); the plain path while no lane of the warp has
+           seen 8 equal samples in a word: one a sample, nothing to compare (uniform data never
+           leaves it) */
+        uint32_t d[8];
+        const bool eight = w.x == w.y && w.y == w.z && w.z == w.w && (w.x >> 16) == (w.x & 0xFFFF);
+        if (!__any_sync(__activemask(), eight || n > 0)) {
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                d[k] = f[k] >= 0 ? 1u : 0u;
+        } else {
+            runs(f, d);
+        }
+        add8(f, d);
+    }
+    /** @brief Sum equal samples of a word before they reach shared memory: the register counter
+     *  takes 8 equal ones, and whatever falls in its bin; each other run of equal counters f[k]
+     *  becomes one add, d[k] at its last sample (0 elsewhere). */
+    __device__ void runs(const int f[8], uint32_t d[8]) {
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
-        //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
-        //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
-        //   Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else sum the run of equal
-        //   f[k], f[k + 1], ... and add it with one add(). Then, if n > 0xFF00, add(cached, n) and
-        //   n = 0 (an add stays below 65,536).
-        // stub: for (int k = 0; k < 8; ++k) if (f[k] >= 0) add((uint32_t)f[k], 1u);
+        //   Every d[k] = 0 first. If all 8 counters f[k] are the same and >= 0: the register
+        //   counter takes them (n += 8 when f[0] == cached; otherwise add(cached, n) if n > 0, then
+        //   cached = f[0], n = 8). Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n;
+        //   else the run of equal f[k], f[k + 1], ... goes to d at its last k. Then, if
+        //   n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
+        // stub: for (int k = 0; k < 8; ++k) d[k] = f[k] >= 0 ? 1u : 0u;
         bool same = f[0] >= 0;
 #pragma unroll
-        for (int k = 1; k < 8; ++k)
+        for (int k = 0; k < 8; ++k) {
+            d[k] = 0;
             same = same && f[k] == f[0];
+        }
         if (same) {
             if (f[0] != cached) {
                 if (n > 0)
@@ -132,7 +155,7 @@ struct wide_count {
                     ++run; /* the run goes on into the next sample */
                     continue;
                 }
-                add((uint32_t)f[k], run);
+                d[k] = run;
                 run = 1;
             }
         }
@@ -141,6 +164,22 @@ struct wide_count {
             n = 0;
         }
         // END SOLUTION
+    }
+    /** @brief packed_add(f[k], d[k]) for every d[k] > 0, the 8 atomics back to back and their
+     *  wraps checked after (packed_add()'s test, for all 8 at once). */
+    __device__ void add8(const int f[8], const uint32_t d[8]) {
+        uint32_t old[8], wrapped = 0;
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            old[k] = d[k] ? atomicAdd(&words[f[k] / 2], d[k] << (16 * (f[k] & 1))) : 0u;
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            wrapped |= (d[k] && ((old[k] >> (16 * (f[k] & 1))) & 0xFFFFu) + d[k] > 0xFFFFu) << k;
+        if (wrapped) /* one word in 65,536 a busy counter */
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (wrapped >> k & 1)
+                    packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
     }
     /** @brief What is left in the register counter, into shared memory. */
     __device__ void finish() {
@@ -151,7 +190,8 @@ struct wide_count {
 };
 
 /**
- * @brief Step 6: the final kernel. Pass `blockIdx.y`'s counters live packed in the block: zero,
+ * @brief Step 6: the final kernel (FULL: one channel, 65,536 bins of one value, one pass). Pass
+ *        `blockIdx.y`'s counters live packed in the block: zero,
  *        barrier, count (loads staged), barrier, then the block's counters go as they are to its
  *        place in the partials (sum_partials_kernel() adds them up).
  * @param samples the input @param n samples @param channels channels per row @param m the binning
@@ -159,6 +199,7 @@ struct wide_count {
  * @param out the output, zeroed (the wraps' spills go there)
  * @param partials where each block leaves its counters (`[passes][blocks][per_block / 2]` words)
  */
+template <bool FULL>
 __global__ void __launch_bounds__(WIDE_THREADS, 1)
     wide_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
                 uint32_t per_block, uint32_t stages, uint32_t *out, uint32_t *partials) {
@@ -169,7 +210,7 @@ __global__ void __launch_bounds__(WIDE_THREADS, 1)
     for (uint32_t j = threadIdx.x; j < per_block / 2; j += blockDim.x)
         words[j] = 0;
     __syncthreads(); /* every counter zero before anyone adds */
-    wide_count count = {m, channels, first, size, words, out + first, -1, 0};
+    wide_count<FULL> count = {m, channels, first, size, words, out + first, -1, 0};
     wide_walk_staged(samples, n, channels, count, ring, stages);
     count.finish();
     __syncthreads(); /* every add landed before the counters are read */
@@ -239,10 +280,13 @@ static hist_status run_wide(const hist_args *a) {
         return HIST_OK;
     const wide_plan w = wide_plan_for(p, a->device);
     uint32_t *partials = (uint32_t *)a->workspace;
-    hist_status s =
-        hist_launch(a->device, wide_kernel, dim3(w.c.blocks, w.c.passes), WIDE_THREADS, w.smem, 0,
-                    "wide_kernel", a->samples, hist_samples(p), p->channels,
-                    wide_map_of(p->binning), w.c.per_block, w.stages, a->hist, partials);
+    const hist_binning b = p->binning;
+    const bool full =
+        p->channels == 1 && b.lo == 0 && b.hi == 65535 && b.width == 1 && w.c.passes == 1;
+    hist_status s = hist_launch(
+        a->device, full ? wide_kernel<true> : wide_kernel<false>, dim3(w.c.blocks, w.c.passes),
+        WIDE_THREADS, w.smem, 0, "wide_kernel", a->samples, hist_samples(p), p->channels,
+        wide_map_of(p->binning), w.c.per_block, w.stages, a->hist, partials);
     if (s != HIST_OK)
         return s;
     const uint32_t counters = (uint32_t)hist_counters(p), words = (counters + 1) / 2;
