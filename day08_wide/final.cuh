@@ -89,37 +89,27 @@ template <bool FULL> struct wide_count {
 #pragma unroll
         for (int k = 0; k < 8; ++k, c = next_channel(c, channels))
             f[k] = counter_of(c, v[k]);
-        /* what to add to each f[k] (0: nothing); the plain path while no lane of the warp has
-           seen 8 equal samples in a word: one a sample, nothing to compare (uniform data never
-           leaves it) */
-        uint32_t d[8];
+        /* the plain path while no lane of the warp has seen 8 equal samples in a word: one add a
+           sample, nothing to compare (uniform data never leaves it) */
         const bool eight = w.x == w.y && w.y == w.z && w.z == w.w && (w.x >> 16) == (w.x & 0xFFFF);
         if (!__any_sync(__activemask(), eight || n > 0)) {
 #pragma unroll
             for (int k = 0; k < 8; ++k)
-                d[k] = f[k] >= 0 ? 1u : 0u;
-        } else {
-            runs(f, d);
+                if (f[k] >= 0)
+                    add((uint32_t)f[k], 1u);
+            return;
         }
-        add8(f, d);
-    }
-    /** @brief Sum equal samples of a word before they reach shared memory: the register counter
-     *  takes 8 equal ones, and whatever falls in its bin; each other run of equal counters f[k]
-     *  becomes one add, d[k] at its last sample (0 elsewhere). */
-    __device__ void runs(const int f[8], uint32_t d[8]) {
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
-        //   Every d[k] = 0 first. If all 8 counters f[k] are the same and >= 0: the register
-        //   counter takes them (n += 8 when f[0] == cached; otherwise add(cached, n) if n > 0, then
-        //   cached = f[0], n = 8). Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n;
-        //   else the run of equal f[k], f[k + 1], ... goes to d at its last k. Then, if
-        //   n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
-        // stub: for (int k = 0; k < 8; ++k) d[k] = f[k] >= 0 ? 1u : 0u;
+        //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
+        //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
+        //   Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else sum the run of equal
+        //   f[k], f[k + 1], ... and add it with one add(). Then, if n > 0xFF00, add(cached, n) and
+        //   n = 0 (an add stays below 65,536).
+        // stub: for (int k = 0; k < 8; ++k) if (f[k] >= 0) add((uint32_t)f[k], 1u);
         bool same = f[0] >= 0;
 #pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            d[k] = 0;
+        for (int k = 1; k < 8; ++k)
             same = same && f[k] == f[0];
-        }
         if (same) {
             if (f[0] != cached) {
                 if (n > 0)
@@ -155,7 +145,7 @@ template <bool FULL> struct wide_count {
                     ++run; /* the run goes on into the next sample */
                     continue;
                 }
-                d[k] = run;
+                add((uint32_t)f[k], run);
                 run = 1;
             }
         }
@@ -164,22 +154,6 @@ template <bool FULL> struct wide_count {
             n = 0;
         }
         // END SOLUTION
-    }
-    /** @brief packed_add(f[k], d[k]) for every d[k] > 0, the 8 atomics back to back and their
-     *  wraps checked after (packed_add()'s test, for all 8 at once). */
-    __device__ void add8(const int f[8], const uint32_t d[8]) {
-        uint32_t old[8], wrapped = 0;
-#pragma unroll
-        for (int k = 0; k < 8; ++k)
-            old[k] = d[k] ? atomicAdd(&words[f[k] / 2], d[k] << (16 * (f[k] & 1))) : 0u;
-#pragma unroll
-        for (int k = 0; k < 8; ++k)
-            wrapped |= (d[k] && ((old[k] >> (16 * (f[k] & 1))) & 0xFFFFu) + d[k] > 0xFFFFu) << k;
-        if (wrapped) /* one word in 65,536 a busy counter */
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                if (wrapped >> k & 1)
-                    packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
     }
     /** @brief What is left in the register counter, into shared memory. */
     __device__ void finish() {
