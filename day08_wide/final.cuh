@@ -76,9 +76,11 @@ template <bool FULL> struct wide_count {
     /** @brief one sample @param c its channel @param v its value */
     __device__ void one(uint32_t c, uint32_t v) {
         const int f = counter_of(c, v);
+        if (f < 0)
+            return; /* not counted (and the register counter's bin may be -1: none yet) */
         if (f == cached)
             ++n;
-        else if (f >= 0)
+        else
             add((uint32_t)f, 1u);
     }
     /** @brief eight samples @param c the first's channel @param w the word */
@@ -118,18 +120,13 @@ template <bool FULL> struct wide_count {
                 n = 0;
             }
             n += 8;
-        } else if (FULL) { /* one channel: the bin is the sample, so k is enough to find it */
-            uint32_t todo = 0;
+        } else if (FULL) { /* one channel: each sample its own add, unless the register has it */
 #pragma unroll
-            for (int k = 0; k < 8; ++k) { /* samples of the register counter's bin, counted */
-                n += f[k] == cached;
-                todo |= (uint32_t)(f[k] != cached) << k;
-            }
-            while (todo) { /* the others, one add each: as many rounds as the busiest lane has */
-                const int k = __ffs(todo) - 1;
-                todo &= todo - 1;
-                const uint32_t x = k < 4 ? (k < 2 ? w.x : w.y) : (k < 6 ? w.z : w.w);
-                add((x >> (16 * (k & 1))) & 0xFFFFu, 1u);
+            for (int k = 0; k < 8; ++k) {
+                const bool hit = f[k] == cached;
+                n += hit;
+                if (!hit)
+                    add((uint32_t)f[k], 1u);
             }
         } else {
             uint32_t run = 1;
