@@ -93,8 +93,25 @@ template <bool FULL> struct wide_count {
             f[k] = counter_of(c, v[k]);
         /* the plain path while no lane of the warp has seen 8 equal samples in a word: one add a
            sample, nothing to compare (uniform data never leaves it) */
-        const bool eight = w.x == w.y && w.y == w.z && w.z == w.w && (w.x >> 16) == (w.x & 0xFFFF);
+        const bool eight =
+            ((w.x ^ w.y) | (w.y ^ w.z) | (w.z ^ w.w) | ((w.x ^ (w.x >> 16)) & 0xFFFFu)) == 0;
         if (!__any_sync(__activemask(), eight || n > 0)) {
+            if (FULL) { /* 8 atomics back to back, their wraps tested once (packed_add()'s test) */
+                uint32_t old[8];
+                bool wrapped = false;
+#pragma unroll
+                for (int k = 0; k < 8; ++k) {
+                    const uint32_t shift = 16u * (f[k] & 1);
+                    old[k] = atomicAdd(&words[f[k] / 2], 1u << shift);
+                    wrapped |= ((old[k] >> shift) & 0xFFFFu) == 0xFFFFu;
+                }
+                if (wrapped) /* one word in 65,536 on a busy counter */
+#pragma unroll
+                    for (int k = 0; k < 8; ++k)
+                        if (((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
+                            packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
+                return;
+            }
 #pragma unroll
             for (int k = 0; k < 8; ++k)
                 if (f[k] >= 0)
