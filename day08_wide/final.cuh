@@ -110,12 +110,12 @@ template <bool FULL> struct wide_count {
                     for (int k = 0; k < 8; ++k)
                         if (((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
                             packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
-                return;
-            }
+            } else {
 #pragma unroll
-            for (int k = 0; k < 8; ++k)
-                if (f[k] >= 0)
-                    add((uint32_t)f[k], 1u);
+                for (int k = 0; k < 8; ++k)
+                    if (f[k] >= 0)
+                        add((uint32_t)f[k], 1u);
+            }
             return;
         }
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
