@@ -316,8 +316,9 @@ typedef struct hist_impl {
      *  block, ..."): what the runner prints and the which-GPU page lists; NULL pointer: the same
      *  on every GPU (or only its grid size changes). The text may live in a static buffer. */
     const char *(*plan)(const hist_problem *p, const hist_device *dev);
-    /** 1: takes 16-bit samples (day 08) as well as bytes. 0 (left out of the initializer): bytes
-     *  only; hist_impl_unsupported() refuses a 16-bit problem for it. */
+    /** 1: takes 16-bit samples (day 08; its own unsupported() says whether it takes bytes too).
+     *  0 (left out of the initializer): bytes only; hist_impl_unsupported() refuses a 16-bit
+     *  problem for it. */
     int samples16;
 } hist_impl;
 

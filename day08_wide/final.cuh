@@ -121,10 +121,10 @@ template <bool FULL> struct wide_count {
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
         //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
         //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
-        //   Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else sum the run of equal
-        //   f[k], f[k + 1], ... and add it with one add(). Then, if n > 0xFF00, add(cached, n) and
-        //   n = 0 (an add stays below 65,536).
-        // stub: for (int k = 0; k < 8; ++k) if (f[k] >= 0) add((uint32_t)f[k], 1u);
+        //   Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else (FULL: add(f[k], 1))
+        //   sum the run of equal f[k], f[k + 1], ... and add it with one add(). Then, if
+        //   n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
+        // stub: (void)f;
         bool same = f[0] >= 0;
 #pragma unroll
         for (int k = 1; k < 8; ++k)

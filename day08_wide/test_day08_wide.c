@@ -66,6 +66,8 @@ static void test_one_block_boundaries(void **state) {
     (void)state;
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+        test_require_written(day08_impls, day08_impl_count, packed[k]);
     static const uint64_t rows[] = {65534, 65535, 65536, 65537, 131071, 131072, 131073, 300001};
     /* one value; two values of one word (bins 2j, 2j + 1) alternating, then in pairs; the last
        two bins; a value and its neighbour word's */
@@ -115,6 +117,7 @@ static void test_final_plans(void **state) {
     (void)state;
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
+    test_require_written(day08_impls, day08_impl_count, "gpu_wide");
     const hist_impl *wide = test_find_impl(day08_impls, day08_impl_count, "gpu_wide");
     static const struct {
         uint64_t rows;
@@ -156,6 +159,8 @@ static void test_unaligned_input(void **state) {
     const size_t bytes = (size_t)hist_input_bytes(&d.problem);
     uint8_t *s = malloc(bytes + 16);
     assert_non_null(s);
+    for (size_t i = 0; i < day08_impl_count; ++i)
+        test_require_written(day08_impls, day08_impl_count, day08_impls[i].name);
     static const size_t offsets[] = {1, 2, 6, 8, 14};
     for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
         assert_int_equal(hist_generate(&d, s + offsets[o]), HIST_OK);
@@ -172,7 +177,7 @@ static void test_constraints_are_clear(void **state) {
     hist_dataset d;
     assert_int_equal(hist_preset("main", &d), HIST_OK);
     for (size_t i = 0; i < day08_impl_count; ++i) {
-        const char *why = hist_impl_unsupported(&day08_impls[i], &d.problem, NULL);
+        const char *why = day08_impls[i].unsupported(&d.problem, NULL);
         assert_non_null(why);
         assert_non_null(strstr(why, "16-bit samples only"));
     }

@@ -15,9 +15,9 @@
  *  5. `gpu_cluster2_16`, `gpu_cluster4_16`, `gpu_cluster8_16`: a thread-block cluster's blocks
  *     hold one histogram of 32-bit counters between them (distributed shared memory); each
  *     sample's atomic goes to the block that owns its bin (sm_90 and newer).
- *  6. `gpu_wide`: the final kernel: packed counters in one block where they fit, in a cluster
- *     where they do not and the GPU has clusters, in passes otherwise; equal samples summed in a
- *     register before they reach shared memory.
+ *  6. `gpu_wide`: the final kernel (final.cuh): packed counters in one block where they fit, in
+ *     passes otherwise (step 5's clusters measured slower than passes); the loads staged in
+ *     shared memory; equal samples summed in a register before they reach shared memory.
  */
 #include <cooperative_groups.h>
 #include <stdio.h>
@@ -646,8 +646,8 @@ const hist_impl day08_impls[] = {
         .name = "gpu_wide",
         .lesson = "day08_wide",
         .where = HIST_DEVICE,
-        .summary = "the final kernel: packed counters in a block, a cluster or passes, runs summed "
-                   "in registers",
+        .summary = "the final kernel: packed counters in a block or in passes, staged loads, runs "
+                   "summed in registers",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
         .workspace_bytes = workspace_wide,

@@ -59,10 +59,43 @@ static void print_limits(const hist_gpu_limits *t, size_t rows) {
         printf("- `%s`: %s.\n", t[i].name, t[i].source);
 }
 
-static void print_runs(const hist_gpu_limits *t, size_t rows, const hist_problem *p) {
+/** @brief A preset the page shows implementations on. */
+typedef struct page_preset {
+    const char *name; /**< the preset's name */
+    hist_problem p;   /**< its problem */
+} page_preset;
+
+/** @brief The presets, in the order the page tries them: the main preset; GPU MODE's first size
+ *  (day 06's step 9 takes none of the main preset); u16 (day 08's 16-bit samples). */
+static page_preset presets[3];
+static const size_t preset_count = sizeof presets / sizeof presets[0];
+
+/* 1 when @p impl runs @p p on at least one GPU of the table. */
+static int runs_anywhere(const hist_impl *impl, const hist_gpu_limits *t, size_t rows,
+                         const hist_problem *p) {
+    for (size_t g = 0; g < rows; ++g) {
+        hist_device dev;
+        hist_device_of_limits(&t[g], &dev);
+        if (!hist_impl_unsupported(impl, p, &dev))
+            return 1;
+    }
+    return 0;
+}
+
+/* The first preset @p impl runs on some GPU of the table (the main preset if none). */
+static const page_preset *preset_of(const hist_impl *impl, const hist_gpu_limits *t, size_t rows) {
+    for (size_t k = 0; k < preset_count; ++k)
+        if (runs_anywhere(impl, t, rows, &presets[k].p))
+            return &presets[k];
+    return &presets[0];
+}
+
+static void print_runs(const hist_gpu_limits *t, size_t rows) {
     footnotes notes = {.count = 0};
+    const hist_problem *p = &presets[0].p;
     printf("\n### What runs where\n\nEvery GPU implementation of every lesson on the main preset "
-           "(%llu x %u, bytes): `runs`, or why not. Day 01 runs on any CPU.\n\n",
+           "(%llu x %u, bytes), or on the first preset it takes (named beside it): `runs`, or why "
+           "not. Day 01 runs on any CPU.\n\n",
            (unsigned long long)p->rows, p->channels);
     printf("| lesson | implementation |");
     for (size_t g = 0; g < rows; ++g)
@@ -76,11 +109,13 @@ static void print_runs(const hist_gpu_limits *t, size_t rows, const hist_problem
             const hist_impl *impl = &course_lessons[l].impls[i];
             if (impl->where == HIST_HOST)
                 continue;
-            printf("| %s | `%s` |", impl->lesson, impl->name);
+            const page_preset *q = preset_of(impl, t, rows);
+            printf("| %s | `%s`%s%s%s |", impl->lesson, impl->name, q != presets ? " (`" : "",
+                   q != presets ? q->name : "", q != presets ? "`)" : "");
             for (size_t g = 0; g < rows; ++g) {
                 hist_device dev;
                 hist_device_of_limits(&t[g], &dev);
-                const char *why = hist_impl_unsupported(impl, p, &dev);
+                const char *why = hist_impl_unsupported(impl, &q->p, &dev);
                 if (why)
                     printf(" no (%zu) |", reason_number(&notes, why));
                 else
@@ -117,46 +152,36 @@ static size_t planned(const hist_impl **out, size_t max) {
     return n;
 }
 
-/* 1 when @p impl runs @p p on at least one GPU of the table. */
-static int runs_anywhere(const hist_impl *impl, const hist_gpu_limits *t, size_t rows,
-                         const hist_problem *p) {
-    for (size_t g = 0; g < rows; ++g) {
-        hist_device dev;
-        hist_device_of_limits(&t[g], &dev);
-        if (!hist_impl_unsupported(impl, p, &dev))
-            return 1;
-    }
-    return 0;
-}
-
-/* The plans on the main preset @p p; an implementation that takes none of it (day 06's step 9:
-   one channel of a few megabytes) on @p small, GPU MODE's first size, and says so. */
-static void print_plans(const hist_gpu_limits *t, size_t rows, const hist_problem *p,
-                        const hist_problem *small) {
+/* The plans, each on the first preset its implementation takes (named where it is not the main
+   one). */
+static void print_plans(const hist_gpu_limits *t, size_t rows) {
     printf("\n### The plans\n\nWhat each implementation that chooses its configuration from the "
            "GPU chooses there (the runner prints the same line as `# plan on this GPU`).\n\n");
     const hist_impl *impls[64];
     const size_t n = planned(impls, 64);
     for (size_t i = 0; i < n; ++i) {
+        const page_preset *q = preset_of(impls[i], t, rows);
         int first = 1; /* the first of those with the same plans lists the others */
         for (size_t k = 0; k < i && first; ++k)
-            first = !same_plans(impls[k], impls[i], t, rows, p);
+            first = !(preset_of(impls[k], t, rows) == q &&
+                      same_plans(impls[k], impls[i], t, rows, &q->p));
         if (!first)
             continue;
         printf("**`%s`**", impls[i]->name);
         for (size_t k = i + 1; k < n; ++k)
-            if (same_plans(impls[i], impls[k], t, rows, p))
+            if (preset_of(impls[k], t, rows) == q && same_plans(impls[i], impls[k], t, rows, &q->p))
                 printf(", `%s`", impls[k]->name);
-        const hist_problem *q = runs_anywhere(impls[i], t, rows, p) ? p : small;
-        if (q != p)
-            printf(" (on `--preset pmpp`, %llu x %u: it takes none of the main preset)",
-                   (unsigned long long)q->rows, q->channels);
+        if (q != presets)
+            printf(" (on `--preset %s`, %llu x %u%s: it takes none of the main preset)", q->name,
+                   (unsigned long long)q->p.rows, q->p.channels,
+                   hist_sample_bits(&q->p) == 16 ? " 16-bit samples" : "");
         printf(":\n\n| GPU | plan |\n|---|---|\n");
         for (size_t g = 0; g < rows; ++g) {
             hist_device dev;
             hist_device_of_limits(&t[g], &dev);
-            const char *why = hist_impl_unsupported(impls[i], q, &dev);
-            printf("| `%s` | %s |\n", t[g].name, why ? "does not run" : impls[i]->plan(q, &dev));
+            const char *why = hist_impl_unsupported(impls[i], &q->p, &dev);
+            printf("| `%s` | %s |\n", t[g].name,
+                   why ? "does not run" : impls[i]->plan(&q->p, &dev));
         }
         printf("\n");
     }
@@ -171,14 +196,18 @@ int main(void) {
         fprintf(stderr, "gpus_page: broken lesson registry: %s\n", hist_last_error());
         return 3;
     }
-    hist_dataset d, small;
-    if (hist_preset("main", &d) != HIST_OK || hist_preset("pmpp", &small) != HIST_OK)
-        return 3;
+    static const char *const names[] = {"main", "pmpp", "u16"};
+    for (size_t k = 0; k < preset_count; ++k) {
+        hist_dataset d;
+        if (hist_preset(names[k], &d) != HIST_OK)
+            return 3;
+        presets[k] = (page_preset){names[k], d.problem};
+    }
     size_t rows = 0;
     const hist_gpu_limits *t = hist_gpu_limits_table(&rows);
     printf("<!-- generated by make tables (common/course/gpus_page.c): do not edit -->\n");
     print_limits(t, rows);
-    print_runs(t, rows, &d.problem);
-    print_plans(t, rows, &d.problem, &small.problem);
+    print_runs(t, rows);
+    print_plans(t, rows);
     return 0;
 }

@@ -26,6 +26,16 @@ from kept import data_path
 #: the harness's code that every measurement goes through: the timing and the GPU's roofs
 TIMING_SOURCES = ["common/timing.c", "common/timing.h", "common/gpu.cu"]
 
+#: Renames that leave a measured source the same code for the data kept before them: (path, the
+#: name before, the name after, why). A source whose only difference from the measured commit's is
+#: these names, token for token, is the same code. Day 08's 16-bit samples made the harness copy
+#: and read `hist_input_bytes(p)` bytes where it read `hist_samples(p)`: the same number for 8-bit
+#: samples, which every measurement before day 08 took.
+SAME_VALUE_RENAMES = [
+    ("common/gpu.cu", "hist_samples", "hist_input_bytes",
+     "hist_input_bytes(p) == hist_samples(p) for 8-bit samples (hist.h)"),
+]
+
 _diffs = {}
 counts = {"tables": 0, "stale": 0}
 
@@ -87,16 +97,36 @@ def _code_of(text):
     return "".join(code.split())
 
 
+_TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\w+|\S')
+
+
+def _renamed_only(old_code, new_code, path):
+    """Whether NEW_CODE is OLD_CODE with some of PATH's SAME_VALUE_RENAMES applied, token for
+    token."""
+    renames = {(a, b) for p, a, b, _ in SAME_VALUE_RENAMES if p == path}
+    if not renames:
+        return False
+    old_t, new_t = _TOKENS.findall(old_code), _TOKENS.findall(new_code)
+    return len(old_t) == len(new_t) and all(
+        a == b or (a, b) in renames for a, b in zip(old_t, new_t))
+
+
 def _same_code(commit, path):
     """Whether PATH differs from its version at COMMIT only in whitespace, line breaks and comments
-    (as `make format` or a documentation change leaves it): the same code, so no measurement of
-    it goes stale."""
+    (as `make format` or a documentation change leaves it), or by a rename of SAME_VALUE_RENAMES:
+    the same code, so no measurement of it goes stale."""
     old = _git("show", f"{commit}:{path}")
     if old.returncode != 0 or not os.path.exists(path):
         return False
     with open(path) as f:
         now = f.read()
-    return _code_of(old.stdout) == _code_of(now)
+    old_code, new_code = _code_of(old.stdout), _code_of(now)
+    return old_code == new_code or _renamed_only(_strip(old.stdout), _strip(now), path)
+
+
+def _strip(text):
+    """C or CUDA source without its comments (tokens keep their spaces apart)."""
+    return _C_TOKENS.sub(lambda m: " " if m.group(0)[0] == "/" else m.group(0), text)
 
 
 def changed_since(commit, sources):
