@@ -7,9 +7,6 @@
  * it, the input read once a slice (an RTX 4090: 2 passes, a T4: 3). No cluster: step 5 measured
  * its remote atomics several times slower than passes (the lesson's table).
  *
- * The loads are staged in shared memory (wide_walk_staged()): up to 6 words a thread in flight in
- * what shared memory the counters leave, as many as the floor kernel keeps in registers.
- *
  * And equal samples are summed in a register before they reach shared memory: a thread keeps one
  * counter in a register (the last bin of which it saw 8 equal samples in one word), adds to it
  * whatever falls there, and sums the other runs of equal samples inside a word. Constant data and
@@ -20,32 +17,13 @@
 #define DAY08_FINAL_CUH
 
 /** @brief Words in flight a thread at most (wide_walk_staged()). */
-#ifndef WIDE_STAGES
-#define WIDE_STAGES 6
-#endif
+/** @brief The final kernel's plan for one problem on one GPU: blocks, counters a block (whole
+ *  16-byte words), passes. */
+typedef cluster_plan wide_plan;
 
-/** @brief The final kernel's plan for one problem on one GPU. */
-typedef struct wide_plan {
-    cluster_plan c;  /**< blocks, counters a block (whole 16-byte words), passes (size 1) */
-    uint32_t stages; /**< words in flight a thread, staged in shared memory (0: in registers) */
-    size_t smem;     /**< shared memory a block: the counters, then the stages */
-} wide_plan;
-
-/** @brief The plan: packed counters, in one pass where they fit a block, else in passes; the
- *  loads staged in what shared memory is left. */
+/** @brief The plan: packed counters, in one pass where they fit a block, else in passes. */
 static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
-    wide_plan w;
-    w.c = cluster_plan_for(p, dev, 1, 2, 8);
-    const size_t left = block_budget(dev) - w.c.smem_bytes, stage = WIDE_THREADS * sizeof(uint4);
-    w.stages = (uint32_t)(left / stage < WIDE_STAGES ? left / stage : WIDE_STAGES);
-    if (w.stages < 2)
-        w.stages = 0;
-    w.smem = w.c.smem_bytes + w.stages * stage;
-    int per_sm = hist_blocks_per_sm(dev, WIDE_THREADS, w.smem);
-    w.c.blocks = (uint32_t)(dev->sm_count * (per_sm > 0 ? per_sm : 1));
-    if (test_blocks > 0 && (uint32_t)test_blocks < w.c.blocks)
-        w.c.blocks = (uint32_t)test_blocks;
-    return w;
+    return cluster_plan_for(p, dev, 1, 2, 8);
 }
 
 /** @brief The final kernel's counter: the block's packed counters, and one register counter a
@@ -180,26 +158,25 @@ template <bool FULL> struct wide_count {
 /**
  * @brief Step 6: the final kernel (FULL: one channel, 65,536 bins of one value, one pass). Pass
  *        `blockIdx.y`'s counters live packed in the block: zero,
- *        barrier, count (loads staged), barrier, then the block's counters go as they are to its
+ *        barrier, count, barrier, then the block's counters go as they are to its
  *        place in the partials (sum_partials_kernel() adds them up).
  * @param samples the input @param n samples @param channels channels per row @param m the binning
- * @param per_block counters a block holds (a multiple of 8) @param stages words in flight a thread
- * @param out the output, zeroed (the wraps' spills go there)
+ * @param per_block counters a block holds (a multiple of 8) @param out the output, zeroed (the
+ * wraps' spills go there)
  * @param partials where each block leaves its counters (`[passes][blocks][per_block / 2]` words)
  */
 template <bool FULL>
 __global__ void __launch_bounds__(WIDE_THREADS, 1)
     wide_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
-                uint32_t per_block, uint32_t stages, uint32_t *out, uint32_t *partials) {
-    extern __shared__ uint32_t words[]; /* the counters, then the stages */
-    uint4 *ring = (uint4 *)(words + per_block / 2);
+                uint32_t per_block, uint32_t *out, uint32_t *partials) {
+    extern __shared__ uint32_t words[];
     const uint32_t counters = channels * m.bins, first = blockIdx.y * per_block;
     const uint32_t size = min(per_block, counters - first);
     for (uint32_t j = threadIdx.x; j < per_block / 2; j += blockDim.x)
         words[j] = 0;
     __syncthreads(); /* every counter zero before anyone adds */
     wide_count<FULL> count = {m, channels, first, size, words, out + first, -1, 0};
-    wide_walk_staged(samples, n, channels, count, ring, stages);
+    wide_walk(samples, n, channels, count);
     count.finish();
     __syncthreads(); /* every add landed before the counters are read */
     /* the counters as they are, to this block's place in the partials (one global atomic per
@@ -246,11 +223,9 @@ static const char *describe_wide(const hist_problem *p, const hist_device *dev) 
     static char text[200];
     const wide_plan w = wide_plan_for(p, dev);
     snprintf(text, sizeof text,
-             "16-bit counters, two a word: %u pass%s of %u counters (%zu bytes), %u words in "
-             "flight a thread (%s), %u blocks of %d threads",
-             w.c.passes, w.c.passes == 1 ? "" : "es", w.c.per_block, w.c.smem_bytes,
-             w.stages ? w.stages : 2, w.stages ? "staged in shared memory" : "in registers",
-             w.c.blocks, WIDE_THREADS);
+             "16-bit counters, two a word: %u pass%s of %u counters (%zu bytes of shared memory), "
+             "%u blocks of %u threads",
+             w.passes, w.passes == 1 ? "" : "es", w.per_block, w.smem_bytes, w.blocks, w.threads);
     return text;
 }
 
@@ -258,7 +233,7 @@ static size_t workspace_wide(const hist_problem *p, const hist_device *dev) {
     if (!dev)
         return 0;
     const wide_plan w = wide_plan_for(p, dev);
-    return (size_t)w.c.passes * w.c.blocks * (w.c.per_block / 2) * sizeof(uint32_t);
+    return (size_t)w.passes * w.blocks * (w.per_block / 2) * sizeof(uint32_t);
 }
 
 static hist_status run_wide(const hist_args *a) {
@@ -270,17 +245,17 @@ static hist_status run_wide(const hist_args *a) {
     uint32_t *partials = (uint32_t *)a->workspace;
     const hist_binning b = p->binning;
     const bool full =
-        p->channels == 1 && b.lo == 0 && b.hi == 65535 && b.width == 1 && w.c.passes == 1;
-    hist_status s = hist_launch(
-        a->device, full ? wide_kernel<true> : wide_kernel<false>, dim3(w.c.blocks, w.c.passes),
-        WIDE_THREADS, w.smem, 0, "wide_kernel", a->samples, hist_samples(p), p->channels,
-        wide_map_of(p->binning), w.c.per_block, w.stages, a->hist, partials);
+        p->channels == 1 && b.lo == 0 && b.hi == 65535 && b.width == 1 && w.passes == 1;
+    hist_status s = hist_launch(a->device, full ? wide_kernel<true> : wide_kernel<false>,
+                                dim3(w.blocks, w.passes), WIDE_THREADS, w.smem_bytes, 0,
+                                "wide_kernel", a->samples, hist_samples(p), p->channels,
+                                wide_map_of(p->binning), w.per_block, a->hist, partials);
     if (s != HIST_OK)
         return s;
     const uint32_t counters = (uint32_t)hist_counters(p), words = (counters + 1) / 2;
     const dim3 grid((words + 255) / 256,
-                    (w.c.blocks + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
-    sum_partials_kernel<<<grid, 256>>>(partials, w.c.blocks, w.c.per_block, counters, a->hist);
+                    (w.blocks + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
+    sum_partials_kernel<<<grid, 256>>>(partials, w.blocks, w.per_block, counters, a->hist);
     HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
     return HIST_OK;
 }

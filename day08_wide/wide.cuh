@@ -11,8 +11,6 @@
 
 #include <stdint.h>
 
-#include <cuda_pipeline.h>
-
 #include "device.cuh"
 
 /* ---- the bin of a 16-bit sample ---- */
@@ -56,14 +54,18 @@ __device__ __forceinline__ int wide_bin(uint32_t v, wide_map m) {
 
 /** @brief Threads of a warp: the walk gives each warp a contiguous chunk of the input. */
 #define WIDE_WARP 32
+#ifndef WIDE_IN_FLIGHT
+/** @brief Words a lane loads before it counts them (its loads in flight at once). */
+#define WIDE_IN_FLIGHT 2
+#endif
 
 /**
  * @brief Walk this block's share of @p n samples: every sample once, 8 at a time from 16-byte
  *        words where the input is aligned. The words are cut into one contiguous chunk per warp
  *        of the grid's row of blocks (blockIdx.x), and a warp reads its chunk 512 bytes at a time,
  *        lane l the l-th word: coalesced, and a lane's words follow each other, so that a run of
- *        equal samples stays in one lane's registers (step 6). Two words a lane are in flight
- *        before the first is counted.
+ *        equal samples stays in one lane's registers (step 6). WIDE_IN_FLIGHT words a lane are in
+ *        flight before the first is counted.
  * @tparam Count a counter with `word(c0, w)`: the 8 samples of word @p w, the first of channel
  *         @p c0, and `one(c, v)`: one sample @p v of channel @p c
  * @param samples the input, `[rows][channels]` 16-bit little-endian samples (device memory)
@@ -100,68 +102,19 @@ __device__ __forceinline__ void wide_walk(const uint8_t *__restrict__ samples, u
     /* the channel of word i's first sample, then kept up to date without a division */
     uint32_t c = (uint32_t)((head + 8 * i) % channels);
     const uint32_t step = (8u * WIDE_WARP) % channels; /* 32 words on */
-    for (; i + WIDE_WARP < end; i += 2 * WIDE_WARP) {
-        const uint4 a = w16[i], b = w16[i + WIDE_WARP]; /* both loads issued before counting */
-        const uint32_t cb = c + step >= channels ? c + step - channels : c + step;
-        count.word(c, a);
-        count.word(cb, b);
-        c = cb + step >= channels ? cb + step - channels : cb + step;
+    for (; i + (WIDE_IN_FLIGHT - 1) * WIDE_WARP < end; i += WIDE_IN_FLIGHT * WIDE_WARP) {
+        uint4 w[WIDE_IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < WIDE_IN_FLIGHT; ++u)
+            w[u] = w16[i + u * WIDE_WARP]; /* every load issued before any is counted */
+#pragma unroll
+        for (int u = 0; u < WIDE_IN_FLIGHT; ++u) {
+            count.word(c, w[u]);
+            c = c + step >= channels ? c + step - channels : c + step;
+        }
     }
-    if (i < end)
+    for (; i < end; i += WIDE_WARP) {
         count.word(c, w16[i]);
-}
-
-/**
- * @brief wide_walk() with the loads staged in shared memory: each thread keeps @p stages of its
- *        16-byte words in flight (asynchronous copies, `cp.async` on sm_80 and newer), in a ring of
- *        its own slots, and counts each word once it has landed. In flight, the words wait in
- *        shared memory instead of registers: 6 stages of 1,024 threads are 96 KiB a block, near
- *        the floor kernel's 8 loads a thread, which registers could not hold beside the counting.
- *        Fewer than 2 stages (no room left): wide_walk().
- * @tparam Count as for wide_walk()
- * @param samples the input @param n rows * channels @param channels channels per row
- * @param count the counter
- * @param ring `stages * blockDim.x` 16-byte slots of shared memory
- * @param stages words in flight a thread
- */
-template <class Count>
-__device__ __forceinline__ void wide_walk_staged(const uint8_t *__restrict__ samples, uint64_t n,
-                                                 uint32_t channels, Count &count, uint4 *ring,
-                                                 uint32_t stages) {
-    if (stages < 2 || (uintptr_t)samples % 16) {
-        wide_walk(samples, n, channels, count);
-        return;
-    }
-    const uint64_t thread = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;
-    const uint16_t *s16 = (const uint16_t *)samples;
-    const uint64_t words = n / 8, tail = words * 8;
-    if (thread < n - tail)
-        count.one((uint32_t)((tail + thread) % channels), s16[tail + thread]);
-    const uint4 *w16 = (const uint4 *)samples;
-    const uint64_t warps = threads / WIDE_WARP, warp = thread / WIDE_WARP;
-    const uint32_t lane = threadIdx.x % WIDE_WARP;
-    const uint64_t per_warp = (words + warps - 1) / warps;
-    const uint64_t begin = warp * per_warp, end = min(begin + per_warp, words);
-    uint4 *mine = ring + threadIdx.x; /* slot s is mine[s * blockDim.x]: no bank conflict */
-    uint64_t next = begin + lane;     /* the next word to ask for */
-    for (uint32_t s = 0; s < stages; ++s, next += WIDE_WARP) {
-        if (next < end)
-            __pipeline_memcpy_async(&mine[s * blockDim.x], &w16[next], sizeof(uint4));
-        __pipeline_commit(); /* one group a slot, empty or not: the wait below counts groups */
-    }
-    uint32_t c = (uint32_t)((8 * (begin + lane)) % channels);
-    const uint32_t step = (8u * WIDE_WARP) % channels;
-    uint32_t slot = 0;
-    for (uint64_t i = begin + lane; i < end; i += WIDE_WARP) {
-        __pipeline_wait_prior(stages - 1); /* the oldest group, word i, has landed */
-        const uint4 w = mine[slot * blockDim.x];
-        count.word(c, w);
-        if (next < end) /* the slot is free once its word is counted: the next word goes there */
-            __pipeline_memcpy_async(&mine[slot * blockDim.x], &w16[next], sizeof(uint4));
-        __pipeline_commit();
-        next += WIDE_WARP;
-        slot = slot + 1 == stages ? 0 : slot + 1;
         c = c + step >= channels ? c + step - channels : c + step;
     }
 }

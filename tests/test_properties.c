@@ -5,7 +5,8 @@
  *
  * Every case is drawn from `HIST_PROPERTY_SEED` (default below) and its index, so a failure names
  * its seed and case and `HIST_PROPERTY_SEED=S HIST_PROPERTY_CASE=K build/test_properties` replays
- * exactly that case. `HIST_PROPERTY_CASES` sets how many cases run. Host implementations always
+ * exactly that case. `HIST_PROPERTY_CASES` sets how many cases run; a quarter as many 16-bit
+ * cases follow (day 08: `HIST_PROPERTY_CASE16=K` replays one). Host implementations always
  * run; GPU implementations run when there is a device (the test says so when there is none).
  */
 #include <math.h>
@@ -145,11 +146,85 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
     free(samples);
 }
 
+/* Sample i of a 16-bit input set to @p v (little-endian). */
+static void put16(uint8_t *samples, uint64_t i, uint32_t v) {
+    samples[2 * i] = (uint8_t)(v & 0xFF);
+    samples[2 * i + 1] = (uint8_t)(v >> 8);
+}
+
+/* One 16-bit case (day 08): fewer channels (up to 64, each up to 65,536 bins), the binning the
+   whole range half the time, the same kinds of data with 65,535 for 255. Drawn from its own
+   stream, so that the byte cases stay as they were. */
+static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *impls, size_t count,
+                       const hist_device *dev, int *ran) {
+    const uint64_t case_seed = hist_splitmix64(seed ^ UINT64_C(0x16), index);
+    uint64_t k = 0;
+    const uint32_t channels = (uint32_t)draw_log(case_seed, &k, 1, 64);
+    uint64_t rows =
+        draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2) : draw_log(case_seed, &k, 1, 3000000);
+    if (rows * channels > MAX_SAMPLES / 4)
+        rows = MAX_SAMPLES / 4 / channels;
+    hist_binning b = {0, 65535, 1};
+    if (draw(case_seed, &k, 2) != 0) {
+        const uint32_t x = (uint32_t)draw(case_seed, &k, 65536),
+                       y = (uint32_t)draw(case_seed, &k, 65536);
+        b.lo = x < y ? x : y;
+        b.hi = x < y ? y : x;
+        b.width = (uint32_t)draw_log(case_seed, &k, 1, b.hi - b.lo + 1);
+    }
+    const extreme kind = (extreme)draw(case_seed, &k, DATA_KINDS);
+    if (index == 0) /* the first: one channel of the whole range, which every 16-bit entry takes */
+        b = (hist_binning){0, 65535, 1};
+    hist_dataset d =
+        test_data(rows, index == 0 ? 1 : channels, b, (hist_dist){HIST_DIST_UNIFORM, 0}, case_seed);
+    d.problem.bits = 16;
+    d.vmax = 65535;
+    if (kind == DATA_DISTRIBUTION) {
+        static const hist_dist_kind dists[] = {HIST_DIST_UNIFORM, HIST_DIST_CONTENTION,
+                                               HIST_DIST_CONSTANT, HIST_DIST_RUNS};
+        d.dist.kind = dists[draw(case_seed, &k, 4)];
+        d.dist.param = d.dist.kind == HIST_DIST_CONTENTION ? (uint32_t)draw(case_seed, &k, 101)
+                       : d.dist.kind == HIST_DIST_RUNS
+                           ? (uint32_t)draw_log(case_seed, &k, 1, 100000)
+                           : 0;
+    }
+    hist_problem p = d.problem;
+    uint8_t *samples = test_samples(&d);
+    const uint64_t n = hist_samples(&p);
+    for (uint64_t i = 0; i < n && kind != DATA_DISTRIBUTION; ++i) {
+        uint32_t v = 0;
+        const uint32_t channels = p.channels;
+        if (kind == DATA_ALL_255)
+            v = 65535;
+        else if (kind == DATA_ALTERNATING)
+            v = (i & 1) ? 65535 : 0;
+        else if (kind == DATA_ONE_HOT)
+            v = (uint32_t)(hist_splitmix64(case_seed, i % channels) & 0xFFFF);
+        else if (kind == DATA_OUTSIDE) {
+            if (p.binning.lo == 0 && p.binning.hi == 65535)
+                p.binning.lo = 1; /* make room below */
+            v = p.binning.lo > 0 ? (uint32_t)(i % p.binning.lo)
+                                 : p.binning.hi + 1 + (uint32_t)(i % (65535 - p.binning.hi));
+        }
+        put16(samples, i, v);
+    }
+    char what[160], dist[32];
+    hist_dist_format(d.dist, dist, sizeof dist);
+    snprintf(what, sizeof what,
+             "16-bit %s%s%s; replay: HIST_PROPERTY_SEED=%llu HIST_PROPERTY_CASE16=%llu",
+             kind_names[kind], kind == DATA_DISTRIBUTION ? " " : "",
+             kind == DATA_DISTRIBUTION ? dist : "", (unsigned long long)seed,
+             (unsigned long long)index);
+    test_exact_samples(impls, count, dev, &p, samples, 2, what, ran);
+    free(samples);
+}
+
 static void test_random_cases_and_extremes(void **state) {
     (void)state;
     const uint64_t seed = env_u64("HIST_PROPERTY_SEED", DEFAULT_SEED);
     const uint64_t cases = env_u64("HIST_PROPERTY_CASES", DEFAULT_CASES);
     const char *only = getenv("HIST_PROPERTY_CASE");
+    const char *only16 = getenv("HIST_PROPERTY_CASE16");
     const hist_device *dev = test_gpu();
     size_t count = 0;
     for (size_t l = 0; l < course_lesson_count; ++l)
@@ -172,11 +247,16 @@ static void test_random_cases_and_extremes(void **state) {
     print_message("seed %llu, %llu cases, %zu implementations%s\n", (unsigned long long)seed,
                   (unsigned long long)(only ? 1 : cases), count,
                   dev ? "" : " (GPU ones skipped: no device)");
-    if (only) {
-        run_case(seed, strtoull(only, NULL, 10), impls, count, dev, ran);
+    if (only || only16) {
+        if (only)
+            run_case(seed, strtoull(only, NULL, 10), impls, count, dev, ran);
+        if (only16)
+            run_case16(seed, strtoull(only16, NULL, 10), impls, count, dev, ran);
     } else {
         for (uint64_t c = 0; c < cases; ++c)
             run_case(seed, c, impls, count, dev, ran);
+        for (uint64_t c = 0; c < (cases + 3) / 4; ++c) /* and a quarter as many 16-bit ones */
+            run_case16(seed, c, impls, count, dev, ran);
         /* every runnable implementation met at least some cases */
         for (size_t i = 0; i < count; ++i) {
             const char *not_here = test_not_on_gpu(impls[i], dev);
