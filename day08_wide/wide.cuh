@@ -56,7 +56,7 @@ __device__ __forceinline__ int wide_bin(uint32_t v, wide_map m) {
 #define WIDE_WARP 32
 #ifndef WIDE_IN_FLIGHT
 /** @brief Words a lane loads before it counts them (its loads in flight at once). */
-#define WIDE_IN_FLIGHT 2
+#define WIDE_IN_FLIGHT 4
 #endif
 
 /**
