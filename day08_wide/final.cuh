@@ -115,14 +115,23 @@ template <bool FULL> struct wide_count {
                 n = 0;
             }
             n += 8;
-        } else if (FULL) { /* one channel: each sample its own add, unless the register has it */
+        } else if (FULL) { /* one channel: each sample its own add, unless the register has it;
+                              the 8 atomics predicated, back to back, their wraps tested once */
+            uint32_t old[8];
+            bool wrapped = false;
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const bool hit = f[k] == cached;
+                const uint32_t shift = 16u * (f[k] & 1);
                 n += hit;
-                if (!hit)
-                    add((uint32_t)f[k], 1u);
+                old[k] = hit ? 0u : atomicAdd(&words[f[k] / 2], 1u << shift);
+                wrapped |= !hit && ((old[k] >> shift) & 0xFFFFu) == 0xFFFFu;
             }
+            if (wrapped)
+#pragma unroll
+                for (int k = 0; k < 8; ++k)
+                    if (f[k] != cached && ((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
+                        packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
         } else {
             uint32_t run = 1;
 #pragma unroll
