@@ -74,34 +74,16 @@ template <bool FULL> struct wide_count {
         const bool eight =
             ((w.x ^ w.y) | (w.y ^ w.z) | (w.z ^ w.w) | ((w.x ^ (w.x >> 16)) & 0xFFFFu)) == 0;
         if (!__any_sync(__activemask(), eight || n > 0)) {
-            if (FULL) { /* 8 atomics back to back, their wraps tested once (packed_add()'s test) */
-                uint32_t old[8];
-                bool wrapped = false;
-#pragma unroll
-                for (int k = 0; k < 8; ++k) {
-                    const uint32_t shift = 16u * (f[k] & 1);
-                    old[k] = atomicAdd(&words[f[k] / 2], 1u << shift);
-                    wrapped |= ((old[k] >> shift) & 0xFFFFu) == 0xFFFFu;
-                }
-                if (wrapped) /* one word in 65,536 on a busy counter */
-#pragma unroll
-                    for (int k = 0; k < 8; ++k)
-                        if (((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
-                            packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
-            } else {
-#pragma unroll
-                for (int k = 0; k < 8; ++k)
-                    if (f[k] >= 0)
-                        add((uint32_t)f[k], 1u);
-            }
+            add_each(f, -2); /* every counted sample (no counter is -2) */
             return;
         }
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
         //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
         //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
-        //   Otherwise, k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else (FULL: add(f[k], 1))
-        //   sum the run of equal f[k], f[k + 1], ... and add it with one add(). Then, if
-        //   n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
+        //   Otherwise, with FULL (one channel): n counts the f[k] equal to cached, and
+        //   add_each(f, cached) adds the others. Without: k = 0 .. 7: skip f[k] < 0; f[k] ==
+        //   cached: ++n; else sum the run of equal f[k], f[k + 1], ... and add it with one add().
+        //   Then, if n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
         // stub: (void)f;
         bool same = f[0] >= 0;
 #pragma unroll
@@ -115,23 +97,11 @@ template <bool FULL> struct wide_count {
                 n = 0;
             }
             n += 8;
-        } else if (FULL) { /* one channel: each sample its own add, unless the register has it;
-                              the 8 atomics predicated, back to back, their wraps tested once */
-            uint32_t old[8];
-            bool wrapped = false;
+        } else if (FULL) { /* one channel: each sample its own add, unless the register has it */
 #pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                const bool hit = f[k] == cached;
-                const uint32_t shift = 16u * (f[k] & 1);
-                n += hit;
-                old[k] = hit ? 0u : atomicAdd(&words[f[k] / 2], 1u << shift);
-                wrapped |= !hit && ((old[k] >> shift) & 0xFFFFu) == 0xFFFFu;
-            }
-            if (wrapped)
-#pragma unroll
-                for (int k = 0; k < 8; ++k)
-                    if (f[k] != cached && ((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
-                        packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
+            for (int k = 0; k < 8; ++k)
+                n += f[k] == cached;
+            add_each(f, cached);
         } else {
             uint32_t run = 1;
 #pragma unroll
@@ -155,6 +125,25 @@ template <bool FULL> struct wide_count {
             n = 0;
         }
         // END SOLUTION
+    }
+    /** @brief packed_add(f[k], 1) for each counted f[k] other than @p skip: the 8 atomics
+     *  predicated and back to back, their wraps tested once after (packed_add()'s test). */
+    __device__ void add_each(const int f[8], int skip) {
+        uint32_t old[8];
+        bool wrapped = false;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const bool take = f[k] >= 0 && f[k] != skip;
+            const uint32_t shift = 16u * (f[k] & 1);
+            old[k] = take ? atomicAdd(&words[f[k] / 2], 1u << shift) : 0u;
+            wrapped |= take && ((old[k] >> shift) & 0xFFFFu) == 0xFFFFu;
+        }
+        if (wrapped) /* one word in 65,536 on a busy counter */
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (f[k] >= 0 && f[k] != skip &&
+                    ((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
+                    packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
     }
     /** @brief What is left in the register counter, into shared memory. */
     __device__ void finish() {
