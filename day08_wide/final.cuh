@@ -61,6 +61,7 @@ template <bool FULL> struct wide_count {
         else
             add((uint32_t)f, 1u);
     }
+    //! [wide_word]
     /** @brief eight samples @param c the first's channel @param w the word */
     __device__ void word(uint32_t c, uint4 w) {
         uint32_t v[8];
@@ -126,6 +127,7 @@ template <bool FULL> struct wide_count {
         }
         // END SOLUTION
     }
+    //! [wide_word]
     /** @brief packed_add(f[k], 1) for each counted f[k] other than @p skip: the 8 atomics
      *  predicated and back to back, their wraps tested once after (packed_add()'s test). */
     __device__ void add_each(const int f[8], int skip) {

@@ -319,6 +319,73 @@ def day07_streams():
     s.save("day07_streams.svg")
 
 
+def day08_packed():
+    s = Svg(980, 360, "Day 08, step 4: 16-bit counters two to a word, and what a wrap books")
+    s.arrow_def()
+    s.text(20, 28, "Day 08, step 4: 65,536 counters in 128 KiB; each atomicAdd returns the word "
+           "before it", 15, weight="bold")
+    x0, y0, ww = 40, 60, 110
+    for j in range(8):  # words 0..7 of the packed array
+        x = x0 + j * ww
+        label = f"word {j}" if j < 7 else "..."
+        s.text(x + ww / 2, y0 - 6, label, 11, "middle")
+        s.rect(x, y0, ww / 2, 30, fill=BANK_COLOURS[j % 8], opacity=0.35)
+        s.rect(x + ww / 2, y0, ww / 2, 30, fill=BANK_COLOURS[j % 8], opacity=0.7)
+        if j < 7:
+            s.text(x + ww / 4, y0 + 19, f"bin {2 * j}", 10, "middle")
+            s.text(x + 3 * ww / 4, y0 + 19, f"bin {2 * j + 1}", 10, "middle")
+    s.text(x0, y0 + 48, "bin b lives in word b / 2 (bank (b / 2) mod 32): the low half for even "
+           "b, the high half for odd b; a word's two halves are added to by one 32-bit atomicAdd",
+           11)
+    # the wrap of a low half, step by step
+    y1 = 160
+    s.text(20, y1, "A low half wraps (thread A adds 1 to bin 2j, which holds 65,535):", 12,
+           "start", "bold")
+    steps = [("old = atomicAdd(w, 1)", "high h, low 65,535 -> high h+1, low 0", 0),
+             ("spill[2j] += 65,536", "the low half lost 65,536: booked", 2),
+             ("back = atomicAdd(w, 0xFFFF0000)", "the carry into the high half taken back", 4),
+             ("spill[2j+1] += up - down", "+65,536 if old's high was 65,535 (the carry wrapped it),"
+              " -65,536 if back's high is 0", 6)]
+    for k, (code, what, c) in enumerate(steps):
+        y = y1 + 16 + k * 36
+        s.rect(40, y, 250, 28, fill=BANK_COLOURS[c], opacity=0.45)
+        s.text(50, y + 18, code, 11)
+        s.text(305, y + 18, what, 11)
+    s.text(20, 330, "Between the first add and the taking-back, another thread adding to bin "
+           "2j+1 sees it one too high: it books its own wrap from the word it gets back,", 11)
+    s.text(20, 346, "and the taking-back books the rest, so each half's final value plus its "
+           "spill is what was added to it, under every order of the adds.", 11)
+    s.save("day08_packed.svg")
+
+
+def day08_cluster():
+    s = Svg(980, 300, "Day 08, step 5: a cluster's blocks hold one histogram between them")
+    s.arrow_def()
+    s.text(20, 28, "Day 08, step 5: a cluster of 4 blocks; each sample's atomic goes to the block "
+           "that owns its bin", 15, weight="bold")
+    x0, y0, bw = 60, 70, 210
+    for r in range(4):
+        x = x0 + r * (bw + 20)
+        s.rect(x, y0, bw, 150, fill="#f6f6f6")
+        s.text(x + bw / 2, y0 + 18, f"block rank {r} (an SM)", 12, "middle", "bold")
+        s.rect(x + 15, y0 + 30, bw - 30, 40, fill=BANK_COLOURS[r], opacity=0.55)
+        s.text(x + bw / 2, y0 + 54, f"bins {r * 16384} .. {r * 16384 + 16383}", 11, "middle")
+        s.rect(x + 15, y0 + 95, bw - 30, 40, fill="#ddd")
+        s.text(x + bw / 2, y0 + 119, "reads its share of the input", 11, "middle")
+    # a few remote adds from block 0's samples
+    for r, label in ((0, "local"), (1, "remote"), (3, "remote")):
+        x = x0 + r * (bw + 20) + bw / 2
+        s.line(x0 + bw / 2 + 10 * r, y0 + 95, x - 20 + 10 * r, y0 + 72, stroke=BANK_COLOURS[r],
+               arrow=True)
+    s.text(x0, y0 + 170, "owner = f / per_block, index f % per_block (wide_owner_of); the add "
+           "goes through cluster.map_shared_rank(): distributed shared memory.", 11)
+    s.text(x0, y0 + 188, "cluster.sync() after zeroing (no block adds to counters not yet zero) "
+           "and before the flush (every add landed); each block flushes its own.", 11)
+    s.text(x0, y0 + 206, "On the H100, 3 of 4 samples' atomics leave the SM: the lesson's table "
+           "measures what that costs.", 11)
+    s.save("day08_cluster.svg")
+
+
 if __name__ == "__main__":
     day01_private()
     day02_global()
@@ -328,3 +395,5 @@ if __name__ == "__main__":
     day06_layout()
     day06_gate()
     day07_streams()
+    day08_packed()
+    day08_cluster()

@@ -200,9 +200,13 @@ def t_lessons(page, args):
     gpu = rows[0]["gpu"]
     names = [name]
     for run in o.get("more", "").split(",") if o.get("more") else []:
-        # a lesson's own run on the same preset (day 07's host-input pipelines): its lessons' rows
-        # replace the course runner's, so that the table says what the lesson's own table says
+        # a lesson's own run on the same preset (day 07's host-input pipelines), or on the preset
+        # its samples need (day 08's u16: the main preset's bytes as 16-bit samples): its lessons'
+        # rows replace the course runner's, so that the table says what the lesson's own table says
         _, extra, extra_name = load_run(o["data"], run)
+        if run.split("/")[0] != "main":
+            extra = [dict(r, preset_shown=run.split("/")[0]) if r.get("bits") == "16" else r
+                     for r in extra]
         own = {r["lesson"] for r in extra}
         rows = [r for r in rows if r["lesson"] not in own] + extra
         names.append(extra_name)
@@ -219,13 +223,16 @@ def t_lessons(page, args):
         pct = run_value(best, "pct") if best else ""
         if best and best["where"] == "h2d":
             pct += " of the pinned copy (end to end)"
+        if best and best.get("preset_shown"):
+            pct += f" (on `{best['preset_shown']}`, the same bytes as 16-bit samples)"
         out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-", pct])
     body = table(["lesson", "what it teaches", f"best median, main preset ({gpu})", "% of floor"], out)
     for impl in library:
         r = next((r for r in rows if r["implementation"] == impl and r["status"] == "ran"), None)
         if r:
+            on = f" on `{r['preset_shown']}`" if r.get("preset_shown") else ""
             body += ["", f"The library call for comparison: `{impl}` ({r['lesson']}) "
-                         f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor."]
+                         f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor{on}."]
     return body, names
 
 
