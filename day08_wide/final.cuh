@@ -39,11 +39,12 @@ template <bool FULL> struct wide_count {
     int cached;        /**< the bin (pass counter) of the register counter, or -1 */
     uint32_t n;        /**< the register counter */
 
-    /** @brief Add @p d to pass counter @p f. */
+    /** @brief Add @p d to pass counter @p f. @param f the counter @param d what to add */
     __device__ void add(uint32_t f, uint32_t d) {
         packed_add(words, f, d, out, size);
     }
-    /** @brief The pass counter of sample @p v of channel @p c, or -1. */
+    /** @brief The pass counter of sample @p v of channel @p c, or -1.
+     *  @param c the channel @param v the sample @return the counter, or -1 */
     __device__ int counter_of(uint32_t c, uint32_t v) const {
         if (FULL)
             return (int)v;
@@ -129,7 +130,8 @@ template <bool FULL> struct wide_count {
     }
     //! [wide_word]
     /** @brief packed_add(f[k], 1) for each counted f[k] other than @p skip: the 8 atomics
-     *  predicated and back to back, their wraps tested once after (packed_add()'s test). */
+     *  predicated and back to back, their wraps tested once after (packed_add()'s test).
+     *  @param f a word's 8 counters (-1: not counted) @param skip a counter to leave out */
     __device__ void add_each(const int f[8], int skip) {
         uint32_t old[8];
         bool wrapped = false;

@@ -192,6 +192,10 @@ static void test_constraints_are_clear(void **state) {
     assert_null(wide->unsupported(&d.problem, &t4)); /* the final kernel has a plan everywhere */
 }
 
+/**
+ * @brief Runs day 08's own tests.
+ * @return the number of failed tests
+ */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_block_boundaries),

@@ -71,12 +71,14 @@ static const char *unsupported_cluster(const hist_problem *p, const hist_device 
 }
 
 /** @brief The counter of the output (`[channels][bins]`, at most 2^31 counters: the registry
- *  refuses more) a sample of channel @p c in bin @p b adds to. */
+ *  refuses more) a sample of channel @p c in bin @p b adds to.
+ *  @param c the channel @param b the bin @param m the binning @return the counter */
 __device__ __forceinline__ uint32_t flat_counter(uint32_t c, int b, wide_map m) {
     return c * m.bins + (uint32_t)b;
 }
 
-/** @brief The next channel after @p c, of @p channels. */
+/** @brief The next channel after @p c, of @p channels.
+ *  @param c a channel @param channels channels per row @return the next one */
 __device__ __forceinline__ uint32_t next_channel(uint32_t c, uint32_t channels) {
     return c + 1 == channels ? 0 : c + 1;
 }
@@ -525,7 +527,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
 
 #include "final.cuh"
 
-/* CUB's call (library.cu), the baseline */
+/* CUB's call (cub16.cu, documented there), the baseline */
 extern "C" const char *day08_cub16_unsupported(const hist_problem *p, const hist_device *dev);
 extern "C" size_t day08_cub16_workspace(const hist_problem *p, const hist_device *dev);
 extern "C" hist_status day08_cub16_run(const hist_args *a);

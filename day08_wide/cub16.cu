@@ -1,5 +1,5 @@
 /**
- * @file library.cu
+ * @file cub16.cu
  * @brief Day 08's library baseline, `gpu_cub16`: CUB's `DeviceHistogram::HistogramEven` on the
  *        16-bit samples (it ships with the CUDA toolkit), the call a user would reach for first.
  *
@@ -12,7 +12,8 @@
 #include "cuda_check.h"
 #include "hist.h"
 
-/** @brief Why CUB's even histogram cannot take @p p, or NULL. */
+/** @brief Why CUB's even histogram cannot take @p p, or NULL.
+ *  @param p the problem @param dev the GPU (unused) @return the reason, or NULL */
 extern "C" const char *day08_cub16_unsupported(const hist_problem *p, const hist_device *dev) {
     (void)dev;
     if (hist_sample_bits(p) != 16)
@@ -24,7 +25,8 @@ extern "C" const char *day08_cub16_unsupported(const hist_problem *p, const hist
     return NULL;
 }
 
-/** @brief CUB's temporary storage for @p p. */
+/** @brief CUB's temporary storage for @p p.
+ *  @param p the problem @param dev the GPU (unused) @return bytes */
 extern "C" size_t day08_cub16_workspace(const hist_problem *p, const hist_device *dev) {
     (void)dev;
     size_t bytes = 0;
@@ -35,6 +37,8 @@ extern "C" size_t day08_cub16_workspace(const hist_problem *p, const hist_device
     return bytes;
 }
 
+/** @brief CUB's `HistogramEven` on the 16-bit samples (it zeroes the output itself).
+ *  @param a the call's arguments @return HIST_OK or the CUDA error */
 extern "C" hist_status day08_cub16_run(const hist_args *a) {
     const hist_problem *p = a->problem;
     const hist_binning b = p->binning;
