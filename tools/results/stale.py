@@ -111,11 +111,23 @@ def _renamed_only(old_code, new_code, path):
         a == b or (a, b) in renames for a, b in zip(old_t, new_t))
 
 
+def _name_at(commit, path):
+    """PATH's name at COMMIT: the name it had before the renames git finds since (a file moved
+    without a change to its code is the same code)."""
+    log = _git("log", "--follow", "--name-status", "--format=", f"{commit}..HEAD", "--", path)
+    name = path
+    for line in log.stdout.splitlines():  # newest first: each rename takes the name one back
+        parts = line.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3 and parts[2] == name:
+            name = parts[1]
+    return name
+
+
 def _same_code(commit, path):
     """Whether PATH differs from its version at COMMIT only in whitespace, line breaks and comments
     (as `make format` or a documentation change leaves it), or by a rename of SAME_VALUE_RENAMES:
     the same code, so no measurement of it goes stale."""
-    old = _git("show", f"{commit}:{path}")
+    old = _git("show", f"{commit}:{_name_at(commit, path)}")
     if old.returncode != 0 or not os.path.exists(path):
         return False
     with open(path) as f:
