@@ -40,8 +40,8 @@ typedef enum hist_status {
 
 /** @brief Value-range binning: samples in `[lo, hi]` go to bin `(v - lo) / width`. */
 typedef struct hist_binning {
-    uint32_t lo; /**< lowest counted value */
-    uint32_t hi; /**< highest counted value, `lo <= hi <= ` the largest sample (255 or 65535) */
+    uint16_t lo; /**< lowest counted value */
+    uint16_t hi; /**< highest counted value, `lo <= hi <= ` the largest sample (255 or 65535) */
     uint32_t
         width; /**< values per bin, 1 .. hi - lo + 1 (at most 256 for bytes, 65536 for 16 bits) */
 } hist_binning;

@@ -34,8 +34,8 @@ typedef struct wide_map {
 /** @brief The kernel form of a binning. @param b the binning @return its map */
 static inline wide_map wide_map_of(hist_binning b) {
     const uint64_t w = b.width;
-    wide_map m = {b.lo, b.hi - b.lo, w == 1 ? 0u : (uint32_t)(((UINT64_C(1) << 32) + w - 1) / w),
-                  hist_bins(b)};
+    wide_map m = {b.lo, (uint32_t)(b.hi - b.lo),
+                  w == 1 ? 0u : (uint32_t)(((UINT64_C(1) << 32) + w - 1) / w), hist_bins(b)};
     return m;
 }
 
