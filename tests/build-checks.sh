@@ -120,7 +120,7 @@ static hist_status run_scratch(const hist_args *a) {
 HIST_DECLARE_REGISTRY(day99);
 const hist_impl day99_impls[] = {
     {"cpu_scratch", "day99_scratch", HIST_HOST, "the reference again", "any problem", NULL,
-     NULL, run_scratch, 0, 0, HIST_ROOF_BOUND, NULL},
+     NULL, run_scratch, 0, 0, HIST_ROOF_BOUND, NULL, 0},
 };
 const size_t day99_impl_count = sizeof day99_impls / sizeof day99_impls[0];
 C
