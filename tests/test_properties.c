@@ -63,6 +63,18 @@ static uint64_t draw_log(uint64_t seed, uint64_t *counter, uint64_t lo, uint64_t
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* A distribution from the case's stream: uniform, contention:P, constant or runs:L. */
+static hist_dist draw_dist(uint64_t seed, uint64_t *counter) {
+    static const hist_dist_kind dists[] = {HIST_DIST_UNIFORM, HIST_DIST_CONTENTION,
+                                           HIST_DIST_CONSTANT, HIST_DIST_RUNS};
+    hist_dist d = {dists[draw(seed, counter, 4)], 0};
+    if (d.kind == HIST_DIST_CONTENTION)
+        d.param = (uint32_t)draw(seed, counter, 101);
+    else if (d.kind == HIST_DIST_RUNS)
+        d.param = (uint32_t)draw_log(seed, counter, 1, 100000);
+    return d;
+}
+
 static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impls, size_t count,
                      const hist_device *dev, int *ran) {
     const uint64_t case_seed = hist_splitmix64(seed, index);
@@ -100,15 +112,8 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
     hist_dataset d =
         test_data(rows, channels, p.binning, (hist_dist){HIST_DIST_UNIFORM, 0}, case_seed);
     char what[160];
-    if (kind == DATA_DISTRIBUTION) {
-        static const hist_dist_kind dists[] = {HIST_DIST_UNIFORM, HIST_DIST_CONTENTION,
-                                               HIST_DIST_CONSTANT, HIST_DIST_RUNS};
-        d.dist.kind = dists[draw(case_seed, &k, 4)];
-        d.dist.param = d.dist.kind == HIST_DIST_CONTENTION ? (uint32_t)draw(case_seed, &k, 101)
-                       : d.dist.kind == HIST_DIST_RUNS
-                           ? (uint32_t)draw_log(case_seed, &k, 1, 100000)
-                           : 0;
-    }
+    if (kind == DATA_DISTRIBUTION)
+        d.dist = draw_dist(case_seed, &k);
     uint8_t *samples = test_samples(&d);
     const uint64_t n = hist_samples(&p);
     switch (kind) {
@@ -179,15 +184,8 @@ static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *im
         test_data(rows, index == 0 ? 1 : channels, b, (hist_dist){HIST_DIST_UNIFORM, 0}, case_seed);
     d.problem.bits = 16;
     d.vmax = 65535;
-    if (kind == DATA_DISTRIBUTION) {
-        static const hist_dist_kind dists[] = {HIST_DIST_UNIFORM, HIST_DIST_CONTENTION,
-                                               HIST_DIST_CONSTANT, HIST_DIST_RUNS};
-        d.dist.kind = dists[draw(case_seed, &k, 4)];
-        d.dist.param = d.dist.kind == HIST_DIST_CONTENTION ? (uint32_t)draw(case_seed, &k, 101)
-                       : d.dist.kind == HIST_DIST_RUNS
-                           ? (uint32_t)draw_log(case_seed, &k, 1, 100000)
-                           : 0;
-    }
+    if (kind == DATA_DISTRIBUTION)
+        d.dist = draw_dist(case_seed, &k);
     hist_problem p = d.problem;
     uint8_t *samples = test_samples(&d);
     const uint64_t n = hist_samples(&p);
