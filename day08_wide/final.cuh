@@ -4,8 +4,9 @@
  *
  * The counters are packed 16-bit ones (step 4, packed_add()): one block holds the whole
  * histogram where it fits (65,536 bins: 128 KiB, an H100's or an A100's block), else slices of
- * it, the input read once a slice (an RTX 4090: 2 passes, a T4: 3). No cluster: step 5 measured
- * its remote atomics several times slower than passes (the lesson's table).
+ * it, the input read once a slice (an RTX 4090 or a T4: 2 passes). No cluster of remote atomics:
+ * step 5 measured them several times slower than passes. Eight channels on a GPU with clusters
+ * take step 5b's exchange (exchange.cuh), which counts with this file's wide_count.
  *
  * And equal samples are summed in a register before they reach shared memory: a thread keeps one
  * counter in a register (the last bin of which it saw 8 equal samples in one word), adds to it
@@ -16,7 +17,6 @@
 #ifndef DAY08_FINAL_CUH
 #define DAY08_FINAL_CUH
 
-/** @brief Words in flight a thread at most (wide_walk_staged()). */
 /** @brief The final kernel's plan for one problem on one GPU: blocks, counters a block (whole
  *  16-byte words), passes. */
 typedef cluster_plan wide_plan;
@@ -221,8 +221,17 @@ __global__ void sum_partials_kernel(const uint32_t *__restrict__ partials, uint3
         atomicAdd(&out[g + 1], hi);
 }
 
+/* Step 5b (exchange.cuh, after this file: it counts with wide_count), the plan for 8 channels. */
+static bool exchange_applies(const hist_problem *p, const hist_device *dev);
+static bool exchange_takes(const hist_args *a);
+static hist_status run_exchange_plan(const hist_args *a);
+static const char *describe_exchange(const hist_problem *p, const hist_device *dev);
+static size_t workspace_exchange(const hist_problem *p, const hist_device *dev);
+
 static const char *describe_wide(const hist_problem *p, const hist_device *dev) {
     static char text[200];
+    if (exchange_applies(p, dev))
+        return describe_exchange(p, dev);
     const wide_plan w = wide_plan_for(p, dev);
     snprintf(text, sizeof text,
              "16-bit counters, two a word: %u pass%s of %u counters (%zu bytes of shared memory), "
@@ -235,10 +244,14 @@ static size_t workspace_wide(const hist_problem *p, const hist_device *dev) {
     if (!dev)
         return 0;
     const wide_plan w = wide_plan_for(p, dev);
-    return (size_t)w.passes * w.blocks * (w.per_block / 2) * sizeof(uint32_t);
+    const size_t own = (size_t)w.passes * w.blocks * (w.per_block / 2) * sizeof(uint32_t);
+    const size_t exchange = workspace_exchange(p, dev); /* 0 where step 5b does not apply */
+    return own > exchange ? own : exchange;
 }
 
 static hist_status run_wide(const hist_args *a) {
+    if (exchange_takes(a)) /* 8 channels on a GPU with clusters: step 5b's exchange */
+        return run_exchange_plan(a);
     const hist_problem *p = a->problem;
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)

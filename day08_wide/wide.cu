@@ -15,12 +15,16 @@
  *  5. `gpu_cluster2_16`, `gpu_cluster4_16`, `gpu_cluster8_16`: a thread-block cluster's blocks
  *     hold one histogram of 32-bit counters between them (distributed shared memory); each
  *     sample's atomic goes to the block that owns its bin (sm_90 and newer).
+ *  5b. `gpu_exchange16` (exchange.cuh): clusters again, moving samples instead of atomics: with
+ *     8 channels, block r of a cluster of 8 owns channel r, and the blocks hand each other their
+ *     rows' samples in bulk, then count locally.
  *  6. `gpu_wide`: the final kernel (final.cuh): packed counters in one block where they fit, in
- *     passes otherwise (step 5's clusters measured slower than passes); the loads staged in
- *     shared memory; equal samples summed in a register before they reach shared memory.
+ *     passes otherwise; step 5b's exchange for 8 channels where clusters exist; equal samples
+ *     summed in a register before they reach shared memory.
  */
 #include <cooperative_groups.h>
 #include <stdio.h>
+#include <utility>
 
 #include "cuda_check.h"
 #include "device.cuh"
@@ -525,6 +529,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
                            a->hist);
 }
 
+#include "exchange.cuh"
 #include "final.cuh"
 
 /* CUB's call (cub16.cu, documented there), the baseline */
@@ -645,11 +650,26 @@ const hist_impl day08_impls[] = {
         .samples16 = 1,
     },
     {
+        .name = "gpu_exchange16",
+        .lesson = "day08_wide",
+        .where = HIST_DEVICE,
+        .summary = "a cluster of 8 blocks, a channel each: samples moved in bulk, counted locally",
+        .constraints = "16-bit samples, 8 channels, bins a multiple of 8; compute capability 9.0 "
+                       "or newer",
+        .unsupported = exchange_unsupported,
+        .workspace_bytes = workspace_exchange,
+        .run = run_exchange,
+        .target = 0,
+        .roof = HIST_ROOF_BOUND,
+        .plan = describe_exchange,
+        .samples16 = 1,
+    },
+    {
         .name = "gpu_wide",
         .lesson = "day08_wide",
         .where = HIST_DEVICE,
-        .summary = "the final kernel: packed counters in a block or in passes, staged loads, runs "
-                   "summed in registers",
+        .summary = "the final kernel: packed counters in a block or in passes (8 channels: step "
+                   "5b), runs summed in registers",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
         .workspace_bytes = workspace_wide,

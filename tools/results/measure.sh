@@ -33,19 +33,21 @@
 #            GPU (2 .. 8 GPUs; skipped on one): the peer path, ncclReduce under each of NCCL's
 #            protocols (NCCL_PROTO unset, LL, LL128, Simple), ncclAllReduce and MPI, on the main
 #            preset; then the peer path, ncclReduce and MPI on 8x its rows
-#   wide     day 08's steps on 16-bit samples, 65,536 bins: u16 (one channel, 512 MiB) under four
-#            distributions and u16x8 (8 channels), CUB's HistogramEven beside them (TAG_u16_DIST.csv,
-#            TAG_u16x8_uniform.csv)
+#   wide     day 08's steps on 16-bit samples, 65,536 bins: u16 (one channel, 512 MiB) and u16x8
+#            (8 channels), each under four distributions, CUB's HistogramEven beside them
+#            (TAG_u16_DIST.csv, TAG_u16x8_DIST.csv)
 #   wide-plans day 08's final kernel in the plan of each emulated GPU class (b200, a100, rtx4090,
-#            t4; the present GPU's SMs kept) and in its own, on u16 under four distributions
-#            (TAG_wide-plans.csv)
+#            t4; the present GPU's SMs kept) and in its own, on u16 under four distributions and
+#            on u16x8 (TAG_wide-plans.csv)
+#   cluster-probe day 08's probe of distributed shared memory: local and remote atomics in
+#            clusters, bulk stores and loads to another block (TAG_cluster-probe.txt)
 # Two more, not in the default list (they check rather than time; docs/RELIABILITY.md shows them):
 #   sanitize make sanitize's verdicts (TAG_sanitize.txt)
 #   soak     tools/lab/soak.sh, 1,000 runs (TAG_soak.txt)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans scale bigger gpus ranks reduce"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe scale bigger gpus ranks reduce"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -238,7 +240,8 @@ EOF
         done
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
     wide)
-        for run in u16:uniform u16:constant u16:contention:90 u16:runs:1000 u16x8:uniform; do
+        for run in u16:uniform u16:constant u16:contention:90 u16:runs:1000 u16x8:uniform \
+            u16x8:constant u16x8:contention:90 u16x8:runs:1000; do
             preset=${run%%:*} dist=${run#*:}
             file=$out/${tag}_${preset}_$(echo "$dist" | tr ':' '-').csv
             echo "measure: $file"
@@ -250,14 +253,21 @@ EOF
         echo "measure: $file"
         : > "$file.tmp"
         for limits in none b200 a100 rtx4090 t4; do
-            for dist in uniform constant contention:90 runs:1000; do
-                "$build/day08_wide/day08_wide" --preset u16 --impl gpu_wide --gpu-limits "$limits" \
-                    --keep-sms --dist "$dist" --reps 20 --csv "$file.part" --require-gpu > /dev/null
+            for run in u16:uniform u16:constant u16:contention:90 u16:runs:1000 u16x8:uniform; do
+                preset=${run%%:*} dist=${run#*:}
+                "$build/day08_wide/day08_wide" --preset "$preset" --impl gpu_wide \
+                    --gpu-limits "$limits" --keep-sms --dist "$dist" --reps 20 --csv "$file.part" \
+                    --require-gpu > /dev/null
                 if [ ! -s "$file.tmp" ]; then head -n 1 "$file.part" > "$file.tmp"; fi
                 tail -n +2 "$file.part" >> "$file.tmp"
             done
         done
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+    cluster-probe)
+        file=$out/${tag}_cluster-probe.txt
+        echo "measure: $file"
+        { stamp "$build/day08_wide/cluster_probe"; "$build/day08_wide/cluster_probe"; } > "$file.tmp"
+        mv "$file.tmp" "$file" ;;
     scale)
         file=$out/${tag}_scale_uniform.csv
         echo "measure: $file"
@@ -348,7 +358,7 @@ EOF
           else tools/lab/soak.sh "$build" 1000 2>&1; fi; } > "$file.tmp" || :
         mv "$file.tmp" "$file"
         tail -n 1 "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
