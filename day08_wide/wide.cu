@@ -529,8 +529,10 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
                            a->hist);
 }
 
-#include "exchange.cuh"
 #include "final.cuh"
+
+/* step 5b counts with the final kernel's counter, so it comes after it */
+#include "exchange.cuh"
 
 /* CUB's call (cub16.cu, documented there), the baseline */
 extern "C" const char *day08_cub16_unsupported(const hist_problem *p, const hist_device *dev);
