@@ -159,12 +159,14 @@ static void put16(uint8_t *samples, uint64_t i, uint32_t v) {
 
 /* One 16-bit case (day 08): fewer channels (up to 64, each up to 65,536 bins), the binning the
    whole range half the time, the same kinds of data with 65,535 for 255. Drawn from its own
-   stream, so that the byte cases stay as they were. */
+   stream, so that the byte cases stay as they were. Case 0 is one channel and case 1 eight, both
+   of the whole range, so that every 16-bit entry meets a case it takes. */
 static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *impls, size_t count,
                        const hist_device *dev, int *ran) {
     const uint64_t case_seed = hist_splitmix64(seed ^ UINT64_C(0x16), index);
     uint64_t k = 0;
-    const uint32_t channels = (uint32_t)draw_log(case_seed, &k, 1, 64);
+    const uint32_t drawn = (uint32_t)draw_log(case_seed, &k, 1, 64);
+    const uint32_t channels = index == 1 ? 8 : drawn; /* the second: u16x8's shape (step 5b's) */
     uint64_t rows =
         draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2) : draw_log(case_seed, &k, 1, 3000000);
     if (rows * channels > MAX_SAMPLES / 4)
@@ -178,7 +180,8 @@ static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *im
         b.width = (uint32_t)draw_log(case_seed, &k, 1, b.hi - b.lo + 1);
     }
     const extreme kind = (extreme)draw(case_seed, &k, DATA_KINDS);
-    if (index == 0) /* the first: one channel of the whole range, which every 16-bit entry takes */
+    if (index <= 1) /* the first: one channel of the whole range, which every 16-bit entry takes;
+                       the second: 8 channels of it, which step 5b's exchange takes */
         b = (hist_binning){0, 65535, 1};
     hist_dataset d =
         test_data(rows, index == 0 ? 1 : channels, b, (hist_dist){HIST_DIST_UNIFORM, 0}, case_seed);
@@ -253,7 +256,9 @@ static void test_random_cases_and_extremes(void **state) {
     } else {
         for (uint64_t c = 0; c < cases; ++c)
             run_case(seed, c, impls, count, dev, ran);
-        for (uint64_t c = 0; c < (cases + 3) / 4; ++c) /* and a quarter as many 16-bit ones */
+        /* and a quarter as many 16-bit ones, at least the first two (one and eight channels) */
+        const uint64_t cases16 = cases == 0 ? 0 : (cases + 3) / 4 < 2 ? 2 : (cases + 3) / 4;
+        for (uint64_t c = 0; c < cases16; ++c)
             run_case16(seed, c, impls, count, dev, ran);
         /* every runnable implementation met at least some cases */
         for (size_t i = 0; i < count; ++i) {
