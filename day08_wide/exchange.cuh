@@ -112,10 +112,12 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
 #pragma unroll
         for (uint32_t c = 0; c < XCH_CHANNELS; ++c)
             *cluster.map_shared_rank(slot, c) = o[c]; /* channel c to block c */
-        auto token = cluster.barrier_arrive();        /* this round's words sent */
-        if (round > 0)                                /* what every block sent the round before */
+        /* arrive: this round's words are sent; count what every block sent the round before;
+           wait: every block sent this round's, and counted the round before's */
+        auto token = cluster.barrier_arrive();
+        if (round > 0)
             exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
-        cluster.barrier_wait(std::move(token)); /* every block sent, and counted the round before */
+        cluster.barrier_wait(std::move(token));
     }
     //! [exchange_round]
     if (round > 0)
