@@ -80,18 +80,20 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
 #endif
 }
 
-/** @brief A value of @p T to store (16, 8 or 4 bytes). @param i @param k @param s three words
- *  @return the value */
-template <typename T> __device__ __forceinline__ T bulk_value(uint32_t i, uint32_t k, uint32_t s);
-template <> __device__ __forceinline__ uint4 bulk_value<uint4>(uint32_t i, uint32_t k, uint32_t s) {
-    return make_uint4(i, k, s, 1);
+/** @brief A 16-byte value to store, from three words.
+ *  @param v receives it @param i a word @param k a word @param s a word */
+__device__ __forceinline__ void bulk_fill(uint4 &v, uint32_t i, uint32_t k, uint32_t s) {
+    v = make_uint4(i, k, s, 1);
 }
-template <> __device__ __forceinline__ uint2 bulk_value<uint2>(uint32_t i, uint32_t k, uint32_t s) {
-    return make_uint2(i ^ s, k);
+/** @brief An 8-byte value to store, from three words.
+ *  @param v receives it @param i a word @param k a word @param s a word */
+__device__ __forceinline__ void bulk_fill(uint2 &v, uint32_t i, uint32_t k, uint32_t s) {
+    v = make_uint2(i ^ s, k);
 }
-template <>
-__device__ __forceinline__ uint32_t bulk_value<uint32_t>(uint32_t i, uint32_t k, uint32_t s) {
-    return i ^ s ^ k;
+/** @brief A 4-byte value to store, from three words.
+ *  @param v receives it @param i a word @param k a word @param s a word */
+__device__ __forceinline__ void bulk_fill(uint32_t &v, uint32_t i, uint32_t k, uint32_t s) {
+    v = i ^ s ^ k;
 }
 /** @brief The first word of @p v. @param v a value @return its first word */
 __device__ __forceinline__ uint32_t first_word(uint4 v) {
@@ -124,7 +126,7 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
     cg::cluster_group cluster = cg::this_cluster();
     const uint32_t slots = PROBE_COUNTERS * 4 / sizeof(T); /* slots in 128 KiB */
     for (uint32_t k = threadIdx.x; k < slots; k += blockDim.x)
-        s_buf[k] = bulk_value<T>(k, 0, 0);
+        bulk_fill(s_buf[k], k, 0, 0);
     cluster.sync();
     T *dst = remote ? cluster.map_shared_rank(s_buf, cluster.block_rank() ^ 1u) : s_buf;
     uint32_t sum = 0;
@@ -132,8 +134,11 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         const uint32_t k = (threadIdx.x + i * blockDim.x) % slots;
         if (LOAD)
             sum += first_word(dst[k]);
-        else
-            dst[k] = bulk_value<T>(i, k, sum);
+        else {
+            T v;
+            bulk_fill(v, i, k, sum);
+            dst[k] = v;
+        }
     }
     cluster.sync();
     if (threadIdx.x == 0)

@@ -62,7 +62,6 @@ template <bool FULL> struct wide_count {
         else
             add((uint32_t)f, 1u);
     }
-    //! [wide_word]
     /** @brief eight samples @param c the first's channel @param w the word */
     __device__ void word(uint32_t c, uint4 w) {
         uint32_t v[8];
@@ -71,6 +70,7 @@ template <bool FULL> struct wide_count {
 #pragma unroll
         for (int k = 0; k < 8; ++k, c = next_channel(c, channels))
             f[k] = counter_of(c, v[k]);
+        //! [wide_word]
         /* the plain path while no lane of the warp has seen 8 equal samples in a word: one add a
            sample, nothing to compare (uniform data never leaves it) */
         const bool eight =
@@ -79,6 +79,7 @@ template <bool FULL> struct wide_count {
             add_each(f, -2); /* every counted sample (no counter is -2) */
             return;
         }
+        //! [wide_word]
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
         //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
         //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
@@ -128,7 +129,6 @@ template <bool FULL> struct wide_count {
         }
         // END SOLUTION
     }
-    //! [wide_word]
     /** @brief packed_add(f[k], 1) for each counted f[k] other than @p skip: the 8 atomics
      *  predicated and back to back, their wraps tested once after (packed_add()'s test).
      *  @param f a word's 8 counters (-1: not counted) @param skip a counter to leave out */
