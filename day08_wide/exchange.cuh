@@ -179,10 +179,23 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
     cluster.sync(); /* no block leaves while another may still arrive on its barriers */
     if (0)
 #endif
+#ifdef XCH_AHEAD2
+    uint4 c2 = {}, d2 = {};
+    if (t + clusters < tiles)
+        c2 = rows[(t + clusters) * XCH_TILE_ROWS + mine], d2 = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
+#endif
     //! [exchange_round]
     for (; t < tiles; t += clusters, ++round) {
         uint32_t o[8];
         exchange_transpose(a, b, o);
+#ifdef XCH_AHEAD2
+        a = c2, b = d2;
+        if (t + 2 * clusters < tiles) {
+            c2 = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine];
+            d2 = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine + 1];
+        }
+        if (0)
+#endif
         if (t + clusters < tiles) { /* the next tile's rows on their way while this one moves */
             a = rows[(t + clusters) * XCH_TILE_ROWS + mine];
             b = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
