@@ -63,44 +63,6 @@ __device__ __forceinline__ void exchange_count(const uint32_t *buf, wide_count<F
         count.word(0, w[j]);
 }
 
-#ifdef XCH_MBAR
-/* ---- a try: barriers per buffer (mbarrier), stores that complete on them (st.async) ---- */
-__device__ __forceinline__ uint32_t xch_smem(const void *p) {
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ uint32_t xch_mapa(uint32_t addr, uint32_t rank) {
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-    return r;
-}
-__device__ __forceinline__ void xch_init(uint64_t *bar, uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(xch_smem(bar)), "r"(count)
-                 : "memory");
-}
-__device__ __forceinline__ void xch_expect(uint64_t *bar, uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(xch_smem(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void xch_wait(uint64_t *bar, uint32_t parity) {
-    asm volatile("{\n.reg .pred p;\nXCH_WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
-                 "@!p bra XCH_WAIT_%=;\n}" ::"r"(xch_smem(bar)),
-                 "r"(parity)
-                 : "memory");
-}
-__device__ __forceinline__ void xch_store(uint32_t addr, uint32_t v, uint32_t bar) {
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(
-                     addr),
-                 "r"(v), "r"(bar)
-                 : "memory");
-}
-__device__ __forceinline__ void xch_arrive_remote(uint32_t bar) {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar)
-                 : "memory");
-}
-#endif
-
 /**
  * @brief Step 5b: clusters of 8 blocks, block r counting channel r. The cluster takes tiles of
  *        XCH_TILE_ROWS rows (tile q, q + clusters, ...), a round each: every thread turns its two
@@ -133,72 +95,24 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
     const uint64_t tiles = n_rows / XCH_TILE_ROWS;
     const uint32_t place = rank * XCH_THREADS + threadIdx.x; /* this thread's, in a buffer */
     const uint64_t mine = (uint64_t)place * XCH_ROWS;        /* its rows, in a tile */
-    uint4 a = {}, b = {};
+    /* this thread's two rows of the tile being turned around (now) and of the next one (next):
+       two tiles a thread in flight */
+    uint4 now[2] = {}, next[2] = {};
     uint64_t t = q;
     if (t < tiles)
-        a = rows[t * XCH_TILE_ROWS + mine], b = rows[t * XCH_TILE_ROWS + mine + 1];
-    uint32_t round = 0;
-#ifdef XCH_MBAR
-    __shared__ uint64_t full[XCH_BUFFERS], empty[XCH_BUFFERS];
-    if (threadIdx.x == 0) {
-        for (int k = 0; k < XCH_BUFFERS; ++k)
-            xch_init(&full[k], 1), xch_init(&empty[k], XCH_CHANNELS);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    cluster.sync();
-    for (; t < tiles; t += clusters, ++round) {
-        uint32_t o[8];
-        exchange_transpose(a, b, o);
-        if (t + clusters < tiles) {
-            a = rows[(t + clusters) * XCH_TILE_ROWS + mine];
-            b = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
-        }
-        const uint32_t k = round % XCH_BUFFERS;
-        if (round >= XCH_BUFFERS) /* every block counted what this block sent into k last time */
-            xch_wait(&empty[k], (round / XCH_BUFFERS - 1) & 1);
-        const uint32_t slot = xch_smem(buf + k * XCH_BUFFER_WORDS + place), bar = xch_smem(&full[k]);
-#pragma unroll
-        for (uint32_t c = 0; c < XCH_CHANNELS; ++c)
-            xch_store(xch_mapa(slot, c), o[c], xch_mapa(bar, c));
-        if (threadIdx.x == 0)
-            xch_expect(&full[k], XCH_BUFFER_WORDS * 4);
-        if (round > 0) {
-            const uint32_t p = (round - 1) % XCH_BUFFERS;
-            xch_wait(&full[p], ((round - 1) / XCH_BUFFERS) & 1);
-            exchange_count(buf + p * XCH_BUFFER_WORDS, count);
-            __syncthreads(); /* every thread read buffer p */
-            if (threadIdx.x < XCH_CHANNELS)
-                xch_arrive_remote(xch_mapa(xch_smem(&empty[p]), threadIdx.x));
-        }
-    }
-    if (round > 0) {
-        const uint32_t p = (round - 1) % XCH_BUFFERS;
-        xch_wait(&full[p], ((round - 1) / XCH_BUFFERS) & 1);
-        exchange_count(buf + p * XCH_BUFFER_WORDS, count);
-    }
-    cluster.sync(); /* no block leaves while another may still arrive on its barriers */
-    if (0)
-#endif
-#ifdef XCH_AHEAD2
-    uint4 c2 = {}, d2 = {};
+        now[0] = rows[t * XCH_TILE_ROWS + mine], now[1] = rows[t * XCH_TILE_ROWS + mine + 1];
     if (t + clusters < tiles)
-        c2 = rows[(t + clusters) * XCH_TILE_ROWS + mine], d2 = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
-#endif
+        next[0] = rows[(t + clusters) * XCH_TILE_ROWS + mine],
+        next[1] = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
+    uint32_t round = 0;
     //! [exchange_round]
     for (; t < tiles; t += clusters, ++round) {
         uint32_t o[8];
-        exchange_transpose(a, b, o);
-#ifdef XCH_AHEAD2
-        a = c2, b = d2;
-        if (t + 2 * clusters < tiles) {
-            c2 = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine];
-            d2 = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine + 1];
-        }
-        if (0)
-#endif
-        if (t + clusters < tiles) { /* the next tile's rows on their way while this one moves */
-            a = rows[(t + clusters) * XCH_TILE_ROWS + mine];
-            b = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
+        exchange_transpose(now[0], now[1], o);
+        now[0] = next[0], now[1] = next[1];
+        if (t + 2 * clusters < tiles) { /* the tile after next on its way */
+            next[0] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine];
+            next[1] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine + 1];
         }
         uint32_t *slot = buf + (round % XCH_BUFFERS) * XCH_BUFFER_WORDS + place;
 #pragma unroll
@@ -212,10 +126,8 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
         cluster.barrier_wait(std::move(token));
     }
     //! [exchange_round]
-#ifndef XCH_MBAR
     if (round > 0)
         exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
-#endif
     if (q == 0) /* the rows after the last whole tile */
         for (uint64_t r = tiles * XCH_TILE_ROWS + threadIdx.x; r < n_rows; r += XCH_THREADS) {
             uint32_t v[8];
