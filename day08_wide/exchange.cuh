@@ -105,7 +105,6 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
         next[0] = rows[(t + clusters) * XCH_TILE_ROWS + mine],
         next[1] = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
     uint32_t round = 0;
-    //! [exchange_round]
     for (; t < tiles; t += clusters, ++round) {
         uint32_t o[8];
         exchange_transpose(now[0], now[1], o);
@@ -114,6 +113,7 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
             next[0] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine];
             next[1] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine + 1];
         }
+        //! [exchange_round]
         uint32_t *slot = buf + (round % XCH_BUFFERS) * XCH_BUFFER_WORDS + place;
 #pragma unroll
         for (uint32_t c = 0; c < XCH_CHANNELS; ++c)
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
         if (round > 0)
             exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
         cluster.barrier_wait(std::move(token));
+        //! [exchange_round]
     }
-    //! [exchange_round]
     if (round > 0)
         exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
     if (q == 0) /* the rows after the last whole tile */
