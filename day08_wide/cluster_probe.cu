@@ -159,19 +159,26 @@ typedef struct probe_launch {
     uint32_t *d_sink;       /**< the sink */
 } probe_launch;
 
-static hist_status launch_probe(void *ctx) {
-    probe_launch *l = (probe_launch *)ctx;
+/** @brief The launch of @p l: clusters of l->size blocks, l->blocks of them in all.
+ *  @param l the launch @param attr receives the cluster attribute @return the configuration */
+static cudaLaunchConfig_t probe_config(const probe_launch *l, cudaLaunchAttribute *attr) {
     cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = l->size;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = l->size;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
     config.gridDim = dim3(l->blocks);
     config.blockDim = dim3(PROBE_THREADS);
     config.dynamicSmemBytes = PROBE_COUNTERS * sizeof(uint32_t);
     config.attrs = attr;
     config.numAttrs = 1;
+    return config;
+}
+
+static hist_status launch_probe(void *ctx) {
+    probe_launch *l = (probe_launch *)ctx;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config = probe_config(l, &attr);
     void *args[] = {&l->per_thread, &l->mode, &l->d_sink};
     HIST_CUDA_TRY(cudaLaunchKernelExC(&config, l->kernel, args));
     HIST_CUDA_TRY_LAUNCH("probe kernel");
@@ -179,28 +186,19 @@ static hist_status launch_probe(void *ctx) {
 }
 
 /* Time a launch in clusters of @p size (as many blocks as can be resident, at most one a SM),
-   median of @p reps; *blocks receives the blocks launched. */
+   median of @p reps; l->blocks receives the blocks launched. */
 static hist_status time_probe(probe_launch *l, uint32_t size, uint64_t total, int reps,
                               hist_stats *st) {
-    size_t smem = PROBE_COUNTERS * sizeof(uint32_t);
-    HIST_CUDA_TRY(
-        cudaFuncSetAttribute(l->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = size;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.gridDim = dim3((uint32_t)l->dev->sm_count / size * size);
-    config.blockDim = dim3(PROBE_THREADS);
-    config.dynamicSmemBytes = smem;
-    config.attrs = attr;
-    config.numAttrs = 1;
+    HIST_CUDA_TRY(cudaFuncSetAttribute(l->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)(PROBE_COUNTERS * sizeof(uint32_t))));
+    l->size = size;
+    l->blocks = (uint32_t)l->dev->sm_count / size * size;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config = probe_config(l, &attr);
     int active = 0;
     HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(&active, l->kernel, &config));
-    l->size = size;
-    l->blocks =
-        (uint32_t)active * size < config.gridDim.x ? (uint32_t)active * size : config.gridDim.x;
+    if ((uint32_t)active * size < l->blocks)
+        l->blocks = (uint32_t)active * size;
     l->per_thread = (uint32_t)(total / ((uint64_t)l->blocks * PROBE_THREADS));
     return hist_gpu_time_work(l->dev, launch_probe, l, 1, reps, st);
 }

@@ -209,34 +209,19 @@ static hist_status launch_exchange(const hist_args *a, const exchange_plan &x) {
     const wide_map m = wide_map_of(p->binning);
     const hist_binning b = p->binning;
     const bool full = b.lo == 0 && b.hi == 65535 && b.width == 1;
-    const void *kernel =
-        full ? (const void *)exchange_kernel<true> : (const void *)exchange_kernel<false>;
-    size_t padded = 0;
-    hist_status s = hist_launch_prepare(a->device, kernel, XCH_THREADS, x.smem_bytes, &padded);
+    /* step 5's launch: clusters of 8 along the grid's row, as many as are resident at once */
+    cluster_plan c = {};
+    c.size = XCH_CHANNELS, c.per_block = hist_bins(b), c.passes = 1, c.threads = XCH_THREADS;
+    c.smem_bytes = x.smem_bytes, c.blocks = x.clusters * XCH_CHANNELS;
+    const uint4 *rows = (const uint4 *)a->samples;
+    uint32_t *partials = (uint32_t *)a->workspace;
+    uint32_t blocks = 0;
+    hist_status s =
+        launch_clusters(a->device, full ? exchange_kernel<true> : exchange_kernel<false>, c,
+                        "exchange_kernel", &blocks, rows, (uint64_t)p->rows, m, a->hist, partials);
     if (s != HIST_OK)
         return s;
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = XCH_CHANNELS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.gridDim = dim3(x.clusters * XCH_CHANNELS);
-    config.blockDim = dim3(XCH_THREADS);
-    config.dynamicSmemBytes = padded;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    int active = 0; /* a second wave would wait for the first: no more than are resident */
-    HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(&active, kernel, &config));
-    const uint32_t clusters = active > 0 && (uint32_t)active < x.clusters ? active : x.clusters;
-    config.gridDim = dim3(clusters * XCH_CHANNELS);
-    const uint4 *rows = (const uint4 *)a->samples;
-    const uint64_t n_rows = p->rows;
-    uint32_t *partials = (uint32_t *)a->workspace;
-    void *args[] = {(void *)&rows, (void *)&n_rows, (void *)&m, (void *)&a->hist,
-                    (void *)&partials};
-    HIST_CUDA_TRY(cudaLaunchKernelExC(&config, kernel, args));
-    HIST_CUDA_TRY_LAUNCH("exchange_kernel");
+    const uint32_t clusters = blocks / XCH_CHANNELS;
     const uint32_t counters = (uint32_t)hist_counters(p), words = counters / 2;
     const dim3 grid((words + 255) / 256,
                     (clusters + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);

@@ -476,10 +476,13 @@ static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *d
     return c;
 }
 
-/** @brief Launch @p kernel in clusters of @p c.size blocks, as hist_launch() does otherwise. */
+/** @brief Launch @p kernel in clusters of @p c.size blocks, as hist_launch() does otherwise, no
+ *  more clusters than can be resident at once; *@p launched (if not NULL) receives the blocks of
+ *  the grid's row launched (@p c.blocks, or fewer). */
 template <typename... Params, typename... Args>
 static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params...),
-                                   const cluster_plan &c, const char *name, Args... args) {
+                                   const cluster_plan &c, const char *name, uint32_t *launched,
+                                   Args... args) {
     size_t padded = 0;
     hist_status s =
         hist_launch_prepare(dev, (const void *)kernel, (int)c.threads, c.smem_bytes, &padded);
@@ -501,6 +504,8 @@ static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params
     HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(&active, (const void *)kernel, &config));
     if (active > 0 && (uint32_t)active * c.size < c.blocks)
         config.gridDim.x = (uint32_t)active * c.size;
+    if (launched)
+        *launched = config.gridDim.x;
     HIST_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args...));
     HIST_CUDA_TRY_LAUNCH(name);
     return HIST_OK;
@@ -524,7 +529,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
     if (p->rows == 0)
         return HIST_OK;
     const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4, 1);
-    return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", a->samples,
+    return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", NULL, a->samples,
                            hist_samples(p), p->channels, wide_map_of(p->binning), c.per_block,
                            a->hist);
 }
