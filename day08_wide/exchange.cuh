@@ -90,6 +90,8 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
     const uint32_t q = blockIdx.x / XCH_CHANNELS, clusters = gridDim.x / XCH_CHANNELS;
     for (uint32_t j = threadIdx.x; j < m.bins / 2; j += XCH_THREADS)
         words[j] = 0;
+    if (FULL && threadIdx.x < 32)
+        wide_spare[threadIdx.x] = 0;
     cluster.sync(); /* every block's counters zero before anyone counts */
     wide_count<FULL> count = {m, 1, 0, m.bins, words, out + rank * m.bins, -1, 0};
     const uint64_t tiles = n_rows / XCH_TILE_ROWS;

@@ -8,11 +8,11 @@
  * step 5 measured them several times slower than passes. Eight channels on a GPU with clusters
  * take step 5b's exchange (exchange.cuh), which counts with this file's wide_count.
  *
- * And equal samples are summed in a register before they reach shared memory: a thread keeps one
- * counter in a register (the last bin of which it saw 8 equal samples in one word), adds to it
- * whatever falls there, and sums the other runs of equal samples inside a word. Constant data and
- * the hot value of `contention:90` never touch shared memory; a run of equal samples costs one
- * shared atomic per lane when it ends, instead of one per sample.
+ * And equal samples are summed before they reach a shared counter: a thread keeps one counter in
+ * a register (the last bin of which it saw 8 equal samples in one word) and adds to it whatever
+ * falls there. A word all of that bin costs no atomic; in a word that mixes it with others (the
+ * hot value of `contention:90`), one channel's 8 atomics still go back to back without a branch:
+ * those of the register's bin go to a word of the thread's own, which counts them (add_full()).
  */
 #ifndef DAY08_FINAL_CUH
 #define DAY08_FINAL_CUH
@@ -26,10 +26,21 @@ static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
     return cluster_plan_for(p, dev, 1, 2, 8);
 }
 
+/** @brief A spare shared word a lane: where add_full() sends the atomics of the samples the
+ *  register counter takes. Zeroed with the counters; what it holds is never read as a count
+ *  (it can only send a word to add_full()'s exact wrap test, as often as it passes 65,535). */
+__shared__ uint32_t wide_spare[32];
+
+/** @brief A word of its own a thread (OWN): where add_full() sends the atomics of the samples the
+ *  register counter takes, so that the word counts them (in the half of the register's bin)
+ *  and the thread keeps no count of its own; flush() reads it. */
+__shared__ uint32_t wide_own[WIDE_THREADS];
+
 /** @brief The final kernel's counter: the block's packed counters, and one register counter a
  *  thread for the bin it saw 8 times in a word last. FULL: one channel, one bin a value, the whole
- *  range (the bin is the sample: no binning to compute). */
-template <bool FULL> struct wide_count {
+ *  range (the bin is the sample: no binning to compute). OWN (with FULL): the register counter's
+ *  other samples counted in the thread's own shared word (wide_own) instead of in `n`. */
+template <bool FULL, bool OWN = false> struct wide_count {
     wide_map m;        /**< the binning */
     uint32_t channels; /**< channels per row */
     uint32_t first;    /**< the pass's first counter */
@@ -38,6 +49,7 @@ template <bool FULL> struct wide_count {
     uint32_t *out;     /**< the output at the pass's first counter */
     int cached;        /**< the bin (pass counter) of the register counter, or -1 */
     uint32_t n;        /**< the register counter */
+    bool runs;         /**< a lane of the warp has seen 8 equal samples in a word */
 
     /** @brief Add @p d to pass counter @p f. @param f the counter @param d what to add */
     __device__ void add(uint32_t f, uint32_t d) {
@@ -70,63 +82,86 @@ template <bool FULL> struct wide_count {
 #pragma unroll
         for (int k = 0; k < 8; ++k, c = next_channel(c, channels))
             f[k] = counter_of(c, v[k]);
+        /* FULL: each sample's word in shared memory, before the branches (both paths use it) */
+        uint32_t to[8];
+        if (FULL) {
+            const uint32_t base = (uint32_t)__cvta_generic_to_shared(words);
+            const uint32_t x[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                to[2 * q] = base + (x[q] & 0xFFFEu) * 2u; /* word v / 2, 4 bytes a word */
+                to[2 * q + 1] = base + ((x[q] & 0xFFFE0000u) >> 15);
+            }
+        }
         //! [wide_word]
-        /* the plain path while no lane of the warp has seen 8 equal samples in a word: one add a
+        /* the plain path until a lane of the warp sees 8 equal samples in a word: one add a
            sample, nothing to compare (uniform data never leaves it) */
         const bool eight =
             ((w.x ^ w.y) | (w.y ^ w.z) | (w.z ^ w.w) | ((w.x ^ (w.x >> 16)) & 0xFFFFu)) == 0;
-        if (!__any_sync(__activemask(), eight || n > 0)) {
-            add_each(f, -2); /* every counted sample (no counter is -2) */
+        const unsigned lanes = __activemask(), eights = __ballot_sync(lanes, eight);
+        runs = runs || eights != 0;
+        if (!runs) {
+            if (FULL)
+                add_full<false>(w, to, 0); /* every sample */
+            else
+                add_each(f, -2); /* every counted sample (no counter is -2) */
             return;
         }
         //! [wide_word]
         // SOLUTION wide_runs [gpu_wide]: equal samples summed before they reach shared memory.
-        //   If all 8 counters f[k] are the same and >= 0: the register counter takes them (n += 8
-        //   when f[0] == cached; otherwise add(cached, n) if n > 0, then cached = f[0], n = 8).
-        //   Otherwise, with FULL (one channel): n counts the f[k] equal to cached, and
-        //   add_each(f, cached) adds the others. Without: k = 0 .. 7: skip f[k] < 0; f[k] ==
-        //   cached: ++n; else sum the run of equal f[k], f[k + 1], ... and add it with one add().
-        //   Then, if n > 0xFF00, add(cached, n) and n = 0 (an add stays below 65,536).
+        //   With FULL (one channel, the bin is the sample): if cached < 0, or eight and f[0] !=
+        //   cached, move the register counter: flush(), then cached = f[0]. Then n += 8 if
+        //   every lane has eight (eights == lanes), else n += add_full<true>(w, to, cached),
+        //   which adds the others. Without FULL: if all 8 counters f[k] are the same and >= 0,
+        //   the register counter takes them (n += 8 when f[0] == cached; otherwise add(cached,
+        //   n) if n > 0, then cached = f[0], n = 8). Otherwise k = 0 .. 7: skip f[k] < 0;
+        //   f[k] == cached: ++n; else sum the run of equal f[k], f[k + 1], ... and add it with
+        //   one add(). In both, if n > 0xFF00, flush() (an add stays below 65,536).
         // stub: (void)f;
-        bool same = f[0] >= 0;
-#pragma unroll
-        for (int k = 1; k < 8; ++k)
-            same = same && f[k] == f[0];
-        if (same) {
-            if (f[0] != cached) {
-                if (n > 0)
-                    add((uint32_t)cached, n);
+        if (FULL) {
+            if (cached < 0 || (eight && f[0] != cached)) { /* none yet, or a new value's word */
+                flush();
                 cached = f[0];
-                n = 0;
             }
-            n += 8;
-        } else if (FULL) { /* one channel: each sample its own add, unless the register has it */
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-                n += f[k] == cached;
-            add_each(f, cached);
+            /* every lane's word its register's: no atomic at all; else one path for the warp */
+            if (eights == lanes)
+                n += 8;
+            else
+                n += add_full<true>(w, to, (uint32_t)cached);
         } else {
-            uint32_t run = 1;
+            bool same = f[0] >= 0;
 #pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                if (f[k] < 0)
-                    continue;
-                if (f[k] == cached) {
-                    ++n;
-                    continue;
+            for (int k = 1; k < 8; ++k)
+                same = same && f[k] == f[0];
+            if (same) {
+                if (f[0] != cached) {
+                    if (n > 0)
+                        add((uint32_t)cached, n);
+                    cached = f[0];
+                    n = 0;
                 }
-                if (k < 7 && f[k + 1] == f[k]) {
-                    ++run; /* the run goes on into the next sample */
-                    continue;
+                n += 8;
+            } else {
+                uint32_t run = 1;
+#pragma unroll
+                for (int k = 0; k < 8; ++k) {
+                    if (f[k] < 0)
+                        continue;
+                    if (f[k] == cached) {
+                        ++n;
+                        continue;
+                    }
+                    if (k < 7 && f[k + 1] == f[k]) {
+                        ++run; /* the run goes on into the next sample */
+                        continue;
+                    }
+                    add((uint32_t)f[k], run);
+                    run = 1;
                 }
-                add((uint32_t)f[k], run);
-                run = 1;
             }
         }
-        if (n > 0xFF00u) {
-            add((uint32_t)cached, n);
-            n = 0;
-        }
+        if (n > 0xFF00u)
+            flush();
         // END SOLUTION
     }
     /** @brief packed_add(f[k], 1) for each counted f[k] other than @p skip: the 8 atomics
@@ -149,11 +184,65 @@ template <bool FULL> struct wide_count {
                     ((old[k] >> (16u * (f[k] & 1))) & 0xFFFFu) == 0xFFFFu)
                     packed_wrapped(words, (uint32_t)f[k], old[k], out, size);
     }
-    /** @brief What is left in the register counter, into shared memory. */
-    __device__ void finish() {
-        if (n > 0)
-            add((uint32_t)cached, n);
+    /** @brief One channel, the whole range (FULL): the 8 samples of @p w added to their packed
+     *  counters, except (HOT) those equal to @p hot, which the register counter takes: their
+     *  atomics go to a spare word instead (OWN: the thread's own, which counts them; else the
+     *  lane's, wide_spare, and the count is returned), so that the warp's 8 atomics run back to
+     *  back with no branch. One test a word finds the wraps: a half of an old word was 65,535
+     *  exactly when `old & ~(old + 0x10001)` has bit 15 or 31 set.
+     *  @param w the word @param to each sample's word in shared memory @param hot the register
+     *  counter's bin (HOT) @return the samples left out, equal to @p hot (0 with OWN) */
+    template <bool HOT> __device__ uint32_t add_full(uint4 w, const uint32_t to[8], uint32_t hot) {
+        const uint32_t x[4] = {w.x, w.y, w.z, w.w}, hot2 = hot * 0x10001u;
+        const uint32_t spare = (uint32_t)__cvta_generic_to_shared(
+            OWN ? &wide_own[threadIdx.x] : &wide_spare[threadIdx.x % 32]);
+        uint32_t at[8], old[8], near = 0, left = 0;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { /* samples 2q (the low half) and 2q + 1 */
+            at[2 * q] = to[2 * q];
+            at[2 * q + 1] = to[2 * q + 1];
+            if (HOT && ((x[q] ^ hot2) & 0xFFFFu) == 0)
+                at[2 * q] = spare, left += !OWN;
+            if (HOT && ((x[q] ^ hot2) >> 16) == 0)
+                at[2 * q + 1] = spare, left += !OWN;
+            old[2 * q] = shared_add(at[2 * q], (x[q] & 1u) ? 0x10000u : 1u);
+            old[2 * q + 1] = shared_add(at[2 * q + 1], (x[q] & 0x10000u) ? 0x10000u : 1u);
+        }
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            near |= old[k] & ~(old[k] + 0x10001u);
+        if (near & 0x80008000u) /* a half at 65,535 (maybe not the one added to): each exactly */
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                const uint32_t v = (x[k / 2] >> (16 * (k & 1))) & 0xFFFFu;
+                if (((old[k] >> (16u * (v & 1u))) & 0xFFFFu) != 0xFFFFu)
+                    continue;
+                if (at[k] != spare)
+                    packed_wrapped(words, v, old[k], out, size); /* out of line: the loop's code
+                                                                    stays small */
+                else if (OWN)
+                    atomicAdd(&out[hot], 65536u); /* the own word's count of hot wrapped */
+            }
+        return left;
+    }
+    /** @brief The register counter into the counters: `n` and (OWN) what the thread's own word
+     *  counted, the half of the register's bin (the other half may hold a carry); then both 0. */
+    __device__ void flush() {
+        uint32_t d = n;
+        if (OWN && cached >= 0) {
+            uint32_t &mine = wide_own[threadIdx.x];
+            d += (mine >> (16u * ((uint32_t)cached & 1u))) & 0xFFFFu;
+            mine = 0;
+        }
+        if (d > 0xFFFFu) /* an add of packed_add() stays below 65,536 */
+            atomicAdd(&out[cached], d);
+        else if (d > 0)
+            add((uint32_t)cached, d);
         n = 0;
+    }
+    /** @brief What is left in the register counter, into the counters. */
+    __device__ void finish() {
+        flush();
     }
 };
 
@@ -176,8 +265,10 @@ __global__ void __launch_bounds__(WIDE_THREADS, 1)
     const uint32_t size = min(per_block, counters - first);
     for (uint32_t j = threadIdx.x; j < per_block / 2; j += blockDim.x)
         words[j] = 0;
+    if (FULL)
+        wide_own[threadIdx.x] = 0;
     __syncthreads(); /* every counter zero before anyone adds */
-    wide_count<FULL> count = {m, channels, first, size, words, out + first, -1, 0};
+    wide_count<FULL, FULL> count = {m, channels, first, size, words, out + first, -1, 0};
     wide_walk(samples, n, channels, count);
     count.finish();
     __syncthreads(); /* every add landed before the counters are read */

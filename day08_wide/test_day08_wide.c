@@ -75,6 +75,12 @@ static void test_one_block_boundaries(void **state) {
     static const uint32_t one[] = {12345}, pair[] = {4000, 4001},
                           pairs[] = {4000, 4000, 4001, 4001}, last[] = {65534, 65535},
                           spread[] = {7, 8, 9, 7};
+    /* a word of 8 equal samples, then that value mixed with its word's other half: the final
+       kernel's register counter takes the first, shared memory the second, past 65,535 */
+    static const uint32_t hot_low[] = {4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000,
+                                       4000, 4001, 4000, 4001, 4000, 4001, 4000, 4001},
+                          hot_high[] = {4001, 4001, 4001, 4001, 4001, 4001, 4001, 4001,
+                                        4001, 4000, 4001, 4000, 4001, 4000, 4001, 4000};
     static const struct {
         const uint32_t *values;
         size_t count;
@@ -83,7 +89,9 @@ static void test_one_block_boundaries(void **state) {
                 {pair, 2, "the two halves of one word, alternating"},
                 {pairs, 4, "the two halves of one word, in pairs"},
                 {last, 2, "the last two bins"},
-                {spread, 4, "two words, one half of each busier"}};
+                {spread, 4, "two words, one half of each busier"},
+                {hot_low, 16, "a hot value, the high half of its word cold"},
+                {hot_high, 16, "a hot value, the low half of its word cold"}};
     day08_set_test_blocks(1);
     int ran = 0;
     for (size_t d = 0; d < sizeof data / sizeof data[0]; ++d)
@@ -108,8 +116,27 @@ static void test_one_block_boundaries(void **state) {
     for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
         ran += exact_on(dev, packed[k], &eight, s, 0, "8 channels, one value each");
     free(s);
+    /* long enough that the lanes' spare words, where the final kernel's hot samples go, pass
+       65,535 too */
+    const hist_problem hot = {(uint64_t)1 << 22, 1, {0, 65535, 1}, 16};
+    s = pattern(hot.rows, hot_high, 16);
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+        ran += exact_on(dev, packed[k], &hot, s, 0, "a hot value, 4 Mi rows");
+    free(s);
+    /* a hot value with one other sample in every word but one in 64: the final kernel counts
+       the hot samples of a mixed word in a word of the thread's own, which passes 65,535 when a
+       thread meets some 70,000 of them (80 Mi rows, one block of 1,024 threads) */
+    uint32_t own[512];
+    for (int j = 0; j < 64; ++j)
+        for (int k = 0; k < 8; ++k)
+            own[8 * j + k] = j > 0 && k == 1 + j % 7 ? 4000 : 4001;
+    const hist_problem many = {(uint64_t)80 << 20, 1, {0, 65535, 1}, 16};
+    s = pattern(many.rows, own, 512);
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; ++k)
+        ran += exact_on(dev, packed[k], &many, s, 0, "a hot value, one other a word, 80 Mi rows");
+    free(s);
     day08_set_test_blocks(0);
-    assert_int_equal(ran, 2 * (5 * 8 + 2));
+    assert_int_equal(ran, 2 * (7 * 8 + 4));
 }
 
 /* Every plan of the final kernel, on the shapes that choose it, under every emulated GPU: the

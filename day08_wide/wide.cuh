@@ -141,8 +141,8 @@ __device__ __forceinline__ void wide_unpack(uint4 w, uint32_t v[8]) {
  * @param words the packed counters @param k the counter that wrapped @param old the word its add
  * returned @param spill the global counters @param counters how many are real
  */
-__device__ __forceinline__ void packed_wrapped(uint32_t *words, uint32_t k, uint32_t old,
-                                               uint32_t *spill, uint32_t counters) {
+__device__ __noinline__ void packed_wrapped(uint32_t *words, uint32_t k, uint32_t old,
+                                            uint32_t *spill, uint32_t counters) {
     // SOLUTION packed_wrapped [gpu_packed16 gpu_wide]: the wrap booked. Add 65536 to spill[k].
     //   If k is odd (the high half), stop: its carry left the word. Else the carry went into the
     //   high half: take it back, back = atomicAdd(&words[k / 2], 0xFFFF0000u), and, if
@@ -198,6 +198,19 @@ __device__ __forceinline__ void packed_add(uint32_t *words, uint32_t k, uint32_t
     if (((old >> shift) & 0xFFFFu) + d > 0xFFFFu)
         packed_wrapped(words, k, old, spill, counters); /* one add in 65,536 on a busy counter */
     // END SOLUTION
+}
+
+/**
+ * @brief `atomicAdd()` on a shared word given by its shared-memory address, which a kernel can
+ *        compute in fewer operations than a pointer's.
+ * @param addr the word's shared-memory address (`__cvta_generic_to_shared()`)
+ * @param inc what to add
+ * @return the word before the add
+ */
+__device__ __forceinline__ uint32_t shared_add(uint32_t addr, uint32_t inc) {
+    uint32_t old;
+    asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(addr), "r"(inc) : "memory");
+    return old;
 }
 
 /* ---- a cluster's blocks share one histogram ---- */
