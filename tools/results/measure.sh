@@ -41,13 +41,16 @@
 #            on u16x8 (TAG_wide-plans.csv)
 #   cluster-probe day 08's probe of distributed shared memory: local and remote atomics in
 #            clusters, bulk stores and loads to another block (TAG_cluster-probe.txt)
+#   torch16  PyTorch's torch.bincount and torch.histc on day 08's u16 samples under four
+#            distributions, beside the runner's CUB line of the same data (TAG_torch16.txt;
+#            skipped where torch is absent)
 # Two more, not in the default list (they check rather than time; docs/RELIABILITY.md shows them):
 #   sanitize make sanitize's verdicts (TAG_sanitize.txt)
 #   soak     tools/lab/soak.sh, 1,000 runs (TAG_soak.txt)
 set -eu
 build=$1 out=$2
 steps=${3:-}
-[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe scale bigger gpus ranks reduce"
+[ -n "$steps" ] || steps="runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe torch16 scale bigger gpus ranks reduce"
 cd "$(dirname "$0")/../.."
 course=$build/course
 [ -x "$course" ] || { echo "measure: $course is not built (make all first)" >&2; exit 2; }
@@ -268,6 +271,24 @@ EOF
         echo "measure: $file"
         { stamp "$build/day08_wide/cluster_probe"; "$build/day08_wide/cluster_probe"; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
+    torch16)
+        file=$out/${tag}_torch16.txt
+        if python3 -c "import torch, numpy; assert torch.cuda.is_available()" 2>/dev/null; then
+            echo "measure: $file"
+            dir=$(mktemp -d)
+            { stamp "for D in uniform constant contention:90 runs:1000: $build/day08_wide/day08_wide --preset u16 --dist D --impl gpu_cub16 --reps 20 --save-input X.npy --output H.npy --csv X.csv; python3 day08_wide/torch16.py D X.npy H.npy FLOOR (the CSV's floor_median_us): the runner's CUB line, then PyTorch's (median us, % of the floor, the check against the runner's output)"
+              for dist in uniform constant contention:90 runs:1000; do
+                  "$build/day08_wide/day08_wide" --preset u16 --dist "$dist" --impl gpu_cub16 \
+                      --reps 20 --save-input "$dir/x.npy" --output "$dir/h.npy" --csv "$dir/x.csv" \
+                      --require-gpu > /dev/null
+                  echo "$dist, gpu_cub16: $(awk -F, 'NR == 2 { printf "%s us %s%% %s", $5, $10, $13 }' "$dir/x.csv")"
+                  python3 day08_wide/torch16.py "$dist" "$dir/x.npy" "$dir/h.npy" \
+                      "$(awk -F, 'NR == 2 { print $14 }' "$dir/x.csv")"
+              done; } > "$file.tmp"
+            rm -rf "$dir"; mv "$file.tmp" "$file"
+        else
+            echo "measure: torch16 skipped (needs python3 with numpy and torch)"
+        fi ;;
     scale)
         file=$out/${tag}_scale_uniform.csv
         echo "measure: $file"
@@ -358,7 +379,7 @@ EOF
           else tools/lab/soak.sh "$build" 1000 2>&1; fi; } > "$file.tmp" || :
         mv "$file.tmp" "$file"
         tail -n 1 "$file" ;;
-    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
+    *) echo "measure: unknown step '$step' (runs profile probe sweep triton demo shapes pmpp pmpp-breakdown breakdown shapes-profile plans wide wide-plans cluster-probe torch16 scale bigger gpus ranks reduce sanitize soak)" >&2; exit 2 ;;
     esac
 done
 echo "measure: done; now make tables"
