@@ -59,6 +59,7 @@ Figures (fig KIND ...):
     prof TAG PROFILE KERNEL METRIC     METRIC as in profile tables, or wpi (wavefronts per atomic)
     probe TAG TEXT                     the time on the probe's line containing TEXT
     kept FILE TEXT                     in a kept text file, the first number after TEXT, in us
+    kept FILE TEXT time                the same as a time in the tables' form (us, ms or s)
     date TAG RUN                       the run's date (written as 2026-11-22)
     cell FILE ROW COLUMN               in a kept CSV, COLUMN of the first row that starts with
                                        ROW (cells joined by commas), as it is (with the unit of
@@ -102,6 +103,9 @@ def figure(args):
         return probe_value(*rest)
     if kind == "kept" and len(rest) == 2:
         return kept_value(*rest)
+    if kind == "kept" and len(rest) == 3 and rest[2] == "time":
+        number, unit = kept_value(rest[0], rest[1]).split()
+        return fmt_time(float(number) * {"us": 1, "ms": 1e3, "s": 1e6}[unit])
     if kind == "date" and len(rest) == 2:
         return load_run(rest[0], rest[1])[1][0]["date_utc"][:10]
     if kind == "cell" and len(rest) == 3:
