@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
             wide_unpack(rows[r], v);
             count.one(0, v[rank]);
         }
-    count.finish();
+    count.flush();   /* what is left in the register counter */
     __syncthreads(); /* every add landed before the counters are read */
     uint4 *dst = reinterpret_cast<uint4 *>(partials + ((size_t)rank * clusters + q) * (m.bins / 2));
     for (uint32_t j = threadIdx.x; j < m.bins / 8; j += XCH_THREADS)

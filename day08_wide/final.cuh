@@ -113,10 +113,10 @@ template <bool FULL, bool OWN = false> struct wide_count {
         //   cached, move the register counter: flush(), then cached = f[0]. Then n += 8 if
         //   every lane has eight (eights == lanes), else n += add_full<true>(w, to, cached),
         //   which adds the others. Without FULL: if all 8 counters f[k] are the same and >= 0,
-        //   the register counter takes them (n += 8 when f[0] == cached; otherwise add(cached,
-        //   n) if n > 0, then cached = f[0], n = 8). Otherwise k = 0 .. 7: skip f[k] < 0;
-        //   f[k] == cached: ++n; else sum the run of equal f[k], f[k + 1], ... and add it with
-        //   one add(). In both, if n > 0xFF00, flush() (an add stays below 65,536).
+        //   the register counter takes them (if f[0] != cached: flush(), cached = f[0]; then
+        //   n += 8). Otherwise k = 0 .. 7: skip f[k] < 0; f[k] == cached: ++n; else sum the run
+        //   of equal f[k], f[k + 1], ... and add it with one add(). In both, if n > 0xFF00,
+        //   flush() (an add stays below 65,536).
         // stub: (void)f;
         if (FULL) {
             if (cached < 0 || (eight && f[0] != cached)) { /* none yet, or a new value's word */
@@ -135,10 +135,8 @@ template <bool FULL, bool OWN = false> struct wide_count {
                 same = same && f[k] == f[0];
             if (same) {
                 if (f[0] != cached) {
-                    if (n > 0)
-                        add((uint32_t)cached, n);
+                    flush();
                     cached = f[0];
-                    n = 0;
                 }
                 n += 8;
             } else {
@@ -240,10 +238,6 @@ template <bool FULL, bool OWN = false> struct wide_count {
             add((uint32_t)cached, d);
         n = 0;
     }
-    /** @brief What is left in the register counter, into the counters. */
-    __device__ void finish() {
-        flush();
-    }
 };
 
 /**
@@ -270,7 +264,7 @@ __global__ void __launch_bounds__(WIDE_THREADS, 1)
     __syncthreads(); /* every counter zero before anyone adds */
     wide_count<FULL, FULL> count = {m, channels, first, size, words, out + first, -1, 0};
     wide_walk(samples, n, channels, count);
-    count.finish();
+    count.flush();   /* what is left in the register counter */
     __syncthreads(); /* every add landed before the counters are read */
     /* the counters as they are, to this block's place in the partials (one global atomic per
        counter and block would be 8.6 million on an H100) */

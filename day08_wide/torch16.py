@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 ## @file torch16.py
 ## @brief PyTorch's histograms of the 16-bit samples the runner counted: `torch.bincount` and
-##        `torch.histc`, checked exactly against the runner's output and timed as the runner times
-##        (events, two calls of warm-up, the L2 written over before each call, median of 20).
+##        `torch.histc`, checked exactly against the runner's output and timed as day 06's GPU MODE
+##        check times PyTorch (events, two calls of warm-up, the L2 written over before each call,
+##        median of 20).
 ##
 ## usage: torch16.py LABEL INPUT.npy EXPECTED.npy FLOOR_US
 ##   INPUT.npy     the samples, uint16 [rows, 1] (`day08_wide --preset u16 --save-input`)
@@ -16,21 +17,18 @@ import sys
 BINS = 65536
 
 
-## @brief Median time of fn() in microseconds, the L2 written over before each call.
-## @param fn the call @param scratch a buffer twice the L2 @return microseconds
-def median_us(fn, scratch):
-    import torch
-    times = []
-    for i in range(22):
-        scratch.fill_(i)
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        if i >= 2:
-            times.append(start.elapsed_time(stop) * 1000)
-    return sorted(times)[len(times) // 2]
+## @brief day 06's timing of a PyTorch call (test_gpumode.median_us: events, two calls of
+##        warm-up, the L2 written over before each call, median of 20), loaded from its file.
+## @return the function
+def day06_median_us():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "day06_roofline",
+                        "test_gpumode.py")
+    spec = importlib.util.spec_from_file_location("course_test_gpumode", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.median_us
 
 
 ## @brief The calls a PyTorch user would make on 16-bit samples, each from the tensor as it
@@ -66,6 +64,7 @@ def main(label, input_path, expected_path, floor_us):
     want = torch.from_numpy(np.load(expected_path).reshape(-1).astype(np.int64)).cuda()
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     scratch = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    median_us = day06_median_us()
     for name, fn in calls(x):
         exact = torch.equal(fn().to(torch.int64), want)
         us = median_us(fn, scratch)
