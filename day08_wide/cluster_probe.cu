@@ -129,9 +129,12 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         bulk_fill(s_buf[k], k, 0, 0);
     cluster.sync();
     T *dst = remote ? cluster.map_shared_rank(s_buf, cluster.block_rank() ^ 1u) : s_buf;
+    const uint32_t size = cluster.num_blocks(), rank = cluster.block_rank();
     uint32_t sum = 0;
     for (uint32_t i = 0; i < per_thread; ++i) {
         const uint32_t k = (threadIdx.x + i * blockDim.x) % slots;
+        if (remote == 2) /* spread: the other blocks of the cluster in turn (step 5b's pattern) */
+            dst = cluster.map_shared_rank(s_buf, (rank + 1 + i % (size - 1)) % size);
         if (LOAD)
             sum += first_word(dst[k]);
         else {
@@ -253,6 +256,19 @@ static hist_status probe_bulk(const hist_device *dev, uint32_t *d_sink, int reps
             const double bytes = (double)kinds[k].bytes * l.per_thread * l.blocks * PROBE_THREADS;
             printf("  %s, %-6s %9.1f us %7.0f %6.1f %4u\n", kinds[k].what,
                    remote ? "remote" : "local", st.median_us, bytes / (st.median_us * 1e3),
+                   bytes / (st.median_us * 1e3) / l.blocks, l.blocks);
+        }
+    for (uint32_t size = 2; size <= 8; size *= 2)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k += 2) {
+            probe_launch l = {dev, kinds[k].kernel, 0, 0, 0, 2, d_sink};
+            hist_stats st;
+            const hist_status s =
+                time_probe(&l, size, ((uint64_t)512 << 20) / kinds[k].bytes, reps, &st);
+            if (s != HIST_OK)
+                return s;
+            const double bytes = (double)kinds[k].bytes * l.per_thread * l.blocks * PROBE_THREADS;
+            printf("  %s, spread over a cluster of %u %9.1f us %7.0f %6.1f %4u\n", kinds[k].what,
+                   size, st.median_us, bytes / (st.median_us * 1e3),
                    bytes / (st.median_us * 1e3) / l.blocks, l.blocks);
         }
     return HIST_OK;

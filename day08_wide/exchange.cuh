@@ -12,9 +12,13 @@
  * With 8 channels (`u16x8`: a row is 16 bytes) and a cluster of 8 blocks, block r owns channel
  * r's whole histogram, 65,536 packed counters (128 KiB). Each round, every thread loads 2 rows,
  * turns them around in registers (exchange_transpose(): channel c's 2 samples in one word),
- * stores channel c's word into block c's buffer, and counts the buffer it received in the round
- * before with the final kernel's counter (wide_count, one channel), between the cluster
- * barrier's arrive and its wait. Three buffers make that safe (exchange_kernel()).
+ * sends channel c's word into block c's buffer with `st.async`, which completes on that buffer's
+ * mbarrier in block c and never makes the sender wait, and counts the buffer it received the
+ * round before with the final kernel's counter (wide_count, one channel). The cluster barrier
+ * only says when a buffer may be written again; three buffers give it a round to complete
+ * (exchange_kernel()). The barrier's arrive is a relaxed one after a fence restricted to shared
+ * memory: the plain arrive is a fence at the whole GPU's scope, which made every round wait for
+ * the loads in flight (the notebook measures both).
  */
 #ifndef DAY08_EXCHANGE_CUH
 #define DAY08_EXCHANGE_CUH
@@ -23,8 +27,9 @@
 #define XCH_THREADS 1024
 /** @brief Rows a thread loads a round: it sends each block one 32-bit word, two samples. */
 #define XCH_ROWS 2
-/** @brief Buffers a block receives into: three, so that a round's counting can sit between the
- *  cluster barrier's arrive and its wait (exchange_kernel()). */
+/** @brief Buffers a block receives into: three, so that a round's words can arrive while the
+ *  round before is counted and the cluster barrier says the round before that is
+ * (exchange_kernel()). */
 #define XCH_BUFFERS 3
 /** @brief Blocks a cluster: one a channel. */
 #define XCH_CHANNELS 8
@@ -32,8 +37,10 @@
 #define XCH_TILE_ROWS (XCH_CHANNELS * XCH_THREADS * XCH_ROWS)
 /** @brief One buffer, 32-bit words: one from every thread of every block of the cluster. */
 #define XCH_BUFFER_WORDS (XCH_CHANNELS * XCH_THREADS)
+/** @brief One buffer, bytes (32 KiB). */
+#define XCH_BUFFER_BYTES (XCH_BUFFER_WORDS * 4u)
 /** @brief Shared memory of the buffers, bytes (96 KiB). */
-#define XCH_BUFFERS_BYTES (XCH_BUFFERS * XCH_BUFFER_WORDS * sizeof(uint32_t))
+#define XCH_BUFFERS_BYTES (XCH_BUFFERS * XCH_BUFFER_BYTES)
 
 //! [exchange_transpose]
 /**
@@ -63,15 +70,117 @@ __device__ __forceinline__ void exchange_count(const uint32_t *buf, wide_count<F
         count.word(0, w[j]);
 }
 
+/** @brief A buffer's mbarrier in each block: its phase completes when the 32 KiB of a round
+ *  have landed (every thread of every block sends one word). */
+__shared__ uint64_t xch_full[XCH_BUFFERS];
+
+/** @brief Address @p a of this block's shared memory in block @p rank's (`mapa`).
+ *  @param a a shared address @param rank a block of the cluster @return its shared::cluster
+ *  address */
+__device__ __forceinline__ uint32_t xch_remote(uint32_t a, uint32_t rank) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+    return r;
+}
+
+/** @brief Store @p word at @p addr in another block (`st.async`): the store completes on that
+ *  block's mbarrier @p bar, counting its 4 bytes, and the sender does not wait for it.
+ *  @param addr where @param word what @param bar the receiver's mbarrier */
+__device__ __forceinline__ void xch_send(uint32_t addr, uint32_t word, uint32_t bar) {
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(addr),
+        "r"(word), "r"(bar)
+        : "memory");
+}
+
+/** @brief Arm mbarrier @p bar for its next phase: one arrival, @p bytes to come.
+ *  @param bar the mbarrier @param bytes the bytes its phase waits for */
+__device__ __forceinline__ void xch_expect(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+/** @brief Wait until mbarrier @p bar completes the phase of @p parity (its words have landed,
+ *  and are visible: acquire at cluster scope). @param bar the mbarrier @param parity 0 or 1 */
+__device__ __forceinline__ void xch_wait_full(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
+                     "[%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+
+/** @brief Tell the cluster this thread has counted a buffer: a release of its operations on its
+ *  block's shared memory only (the counting's reads of the buffer, which the buffer's next writer
+ *  must follow), then the cluster barrier's arrive without a fence of its own. */
+__device__ __forceinline__ void xch_counted() {
+    asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+/** @brief Wait until every thread of the cluster has arrived (xch_counted()). */
+__device__ __forceinline__ void xch_wait_counted() {
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+/** @brief One thread's end of step 5b's exchange: its rows in flight, and where each block's
+ *  buffers and mbarriers are. */
+struct exchange_pipe {
+    const uint4 *rows; /**< the input */
+    uint64_t first;    /**< this thread's first row in the cluster's first tile */
+    uint64_t step;     /**< rows from one of the cluster's tiles to its next */
+    uint64_t rounds;   /**< the cluster's tiles */
+    uint32_t bars;     /**< this block's mbarriers (shared address) */
+    uint32_t gap;      /**< from a block's mbarriers to this thread's word in its first buffer */
+    uint32_t to[8];    /**< block c's mbarriers (shared::cluster address) */
+    uint4 now[2];      /**< the two rows of the next round to send */
+    uint4 next[2];     /**< the two rows of the round after */
+
+    /** @brief Load round @p i's two rows into @p r (if the cluster has that round).
+     *  @param i the round @param r the rows */
+    __device__ void load(uint64_t i, uint4 r[2]) const {
+        if (i < rounds)
+            r[0] = rows[first + i * step], r[1] = rows[first + i * step + 1];
+    }
+    /** @brief Round @p i: turn the rows around and send block c channel c's word into buffer
+     *  `i % 3`; then the next round's rows are the ones to send, and round i + 2's are loaded.
+     *  @param i the round */
+    __device__ void send(uint64_t i) {
+        uint32_t o[8];
+        exchange_transpose(now[0], now[1], o);
+        const uint32_t b = (uint32_t)(i % XCH_BUFFERS);
+#pragma unroll
+        for (uint32_t c = 0; c < XCH_CHANNELS; ++c) /* channel c to block c */
+            xch_send(to[c] + gap + b * XCH_BUFFER_BYTES, o[c], to[c] + 8 * b);
+        now[0] = next[0], now[1] = next[1];
+        load(i + 2, next);
+    }
+    /** @brief Wait for round @p i's buffer to fill, arm its mbarrier for round i + 3 (one
+     *  thread), count it. @param i the round @param buf the buffers @param count the counter */
+    template <bool FULL>
+    __device__ void receive(uint64_t i, const uint32_t *buf, wide_count<FULL> &count) const {
+        const uint32_t b = (uint32_t)(i % XCH_BUFFERS);
+        xch_wait_full(bars + 8 * b, (uint32_t)(i / XCH_BUFFERS) & 1u);
+        if (threadIdx.x == 0)
+            xch_expect(bars + 8 * b, XCH_BUFFER_BYTES);
+        exchange_count(buf + b * XCH_BUFFER_WORDS, count);
+    }
+};
+
 /**
  * @brief Step 5b: clusters of 8 blocks, block r counting channel r. The cluster takes tiles of
- *        XCH_TILE_ROWS rows (tile q, q + clusters, ...), a round each: every thread turns its two
- *        rows around, sends block c channel c's word into buffer `round % 3`, arrives at the
- *        cluster barrier, counts the buffer of the round before, and waits. A buffer is written
- *        again two rounds later, after a wait that every block reached only once it had
- *        counted it. Each block's counters then go to the partials (pass = channel, block =
- *        cluster), which sum_partials_kernel() adds up; the rows after the last whole tile are
- *        counted by cluster 0, each block its channel.
+ *        XCH_TILE_ROWS rows (tile q, q + clusters, ...), a round each. Round i's words go into
+ *        buffer `i % 3` of every block with `st.async`, which completes on that buffer's
+ *        mbarrier in the receiver; a block counts round i - 1's buffer once its mbarrier says it
+ *        is full. The cluster barrier says when a buffer may be written again: a thread arrives
+ *        once it has counted a round, and waits for the others after counting the next one, so
+ *        that the barrier has a round to complete; round i + 1 writes the buffer of round i - 2.
+ *        Each block's counters then go to the partials (pass = channel, block = cluster), which
+ *        sum_partials_kernel() adds up; the rows after the last whole tile are counted by
+ *        cluster 0, each block its channel.
  * @param rows the input, 8 channels of 16 bits a row, 16-byte aligned
  * @param n_rows rows
  * @param m the binning (bins a multiple of 8)
@@ -92,44 +201,43 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
         words[j] = 0;
     if (FULL && threadIdx.x < 32)
         wide_spare[threadIdx.x] = 0;
-    cluster.sync(); /* every block's counters zero before anyone counts */
+    const uint32_t bars = (uint32_t)__cvta_generic_to_shared(xch_full);
+    if (threadIdx.x == 0) { /* each buffer's mbarrier, armed for rounds 0, 1 and 2 */
+        for (uint32_t b = 0; b < XCH_BUFFERS; ++b) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * b) : "memory");
+            xch_expect(bars + 8 * b, XCH_BUFFER_BYTES);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    cluster.sync(); /* every block's counters zero and mbarriers armed before anyone sends */
     wide_count<FULL> count = {m, 1, 0, m.bins, words, out + rank * m.bins, -1, 0};
     const uint64_t tiles = n_rows / XCH_TILE_ROWS;
     const uint32_t place = rank * XCH_THREADS + threadIdx.x; /* this thread's, in a buffer */
-    const uint64_t mine = (uint64_t)place * XCH_ROWS;        /* its rows, in a tile */
-    /* this thread's two rows of the tile being turned around (now) and of the next one (next):
-       two tiles a thread in flight */
-    uint4 now[2] = {}, next[2] = {};
-    uint64_t t = q;
-    if (t < tiles)
-        now[0] = rows[t * XCH_TILE_ROWS + mine], now[1] = rows[t * XCH_TILE_ROWS + mine + 1];
-    if (t + clusters < tiles)
-        next[0] = rows[(t + clusters) * XCH_TILE_ROWS + mine],
-        next[1] = rows[(t + clusters) * XCH_TILE_ROWS + mine + 1];
-    uint32_t round = 0;
-    for (; t < tiles; t += clusters, ++round) {
-        uint32_t o[8];
-        exchange_transpose(now[0], now[1], o);
-        now[0] = next[0], now[1] = next[1];
-        if (t + 2 * clusters < tiles) { /* the tile after next on its way */
-            next[0] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine];
-            next[1] = rows[(t + 2 * clusters) * XCH_TILE_ROWS + mine + 1];
-        }
-        //! [exchange_round]
-        uint32_t *slot = buf + (round % XCH_BUFFERS) * XCH_BUFFER_WORDS + place;
+    exchange_pipe pipe = {rows,
+                          q * (uint64_t)XCH_TILE_ROWS + place * XCH_ROWS,
+                          (uint64_t)clusters * XCH_TILE_ROWS,
+                          tiles > q ? (tiles - q - 1) / clusters + 1 : 0,
+                          bars,
+                          (uint32_t)__cvta_generic_to_shared(buf + place) - bars};
 #pragma unroll
-        for (uint32_t c = 0; c < XCH_CHANNELS; ++c)
-            *cluster.map_shared_rank(slot, c) = o[c]; /* channel c to block c */
-        /* arrive: this round's words are sent; count what every block sent the round before;
-           wait: every block sent this round's, and counted the round before's */
-        auto token = cluster.barrier_arrive();
-        if (round > 0)
-            exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
-        cluster.barrier_wait(std::move(token));
-        //! [exchange_round]
+    for (uint32_t c = 0; c < XCH_CHANNELS; ++c) /* its buffers lie as far from them as ours */
+        pipe.to[c] = xch_remote(bars, c);
+    pipe.load(0, pipe.now);
+    pipe.load(1, pipe.next);
+    //! [exchange_round]
+    for (uint64_t i = 0; i < pipe.rounds; ++i) {
+        pipe.send(i); /* into buffer i % 3, whose round i - 3 every block has counted */
+        if (i > 0) {
+            pipe.receive(i - 1, buf, count); /* wait for round i - 1's words, count them */
+            xch_wait_counted();              /* every thread has counted round i - 2 */
+        }
+        xch_counted(); /* this thread has counted round i - 1 */
     }
-    if (round > 0)
-        exchange_count(buf + ((round - 1) % XCH_BUFFERS) * XCH_BUFFER_WORDS, count);
+    if (pipe.rounds > 0) { /* the last round, and the barrier its count meets */
+        pipe.receive(pipe.rounds - 1, buf, count);
+        xch_wait_counted();
+    }
+    //! [exchange_round]
     if (q == 0) /* the rows after the last whole tile */
         for (uint64_t r = tiles * XCH_TILE_ROWS + threadIdx.x; r < n_rows; r += XCH_THREADS) {
             uint32_t v[8];
