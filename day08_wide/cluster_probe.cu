@@ -110,11 +110,13 @@ __device__ __forceinline__ uint32_t first_word(uint32_t v) {
 
 /**
  * @brief The bulk probe: @p per_thread stores (or loads) of a @p T a thread to this block's
- *        shared memory or to the other block's of a cluster of 2, over a 128 KiB buffer.
+ *        shared memory, to the other block's of a cluster of 2, or to the other blocks of its
+ *        cluster in turn (step 5b's pattern), over a 128 KiB buffer.
  * @tparam LOAD loads (summed into the sink) instead of stores
  * @tparam T uint4, uint2 or uint32_t (16, 8 or 4 bytes)
  * @param per_thread accesses per thread
- * @param remote to the other block of the cluster, else this block's
+ * @param remote 1: to the other block of a cluster of 2; 2: to the others of the cluster in
+ * turn; 0: to this block's
  * @param d_sink one word per block
  */
 template <bool LOAD, typename T>
@@ -129,12 +131,14 @@ __global__ void __launch_bounds__(PROBE_THREADS, 1)
         bulk_fill(s_buf[k], k, 0, 0);
     cluster.sync();
     T *dst = remote ? cluster.map_shared_rank(s_buf, cluster.block_rank() ^ 1u) : s_buf;
-    const uint32_t size = cluster.num_blocks(), rank = cluster.block_rank();
-    uint32_t sum = 0;
+    const uint32_t last = cluster.num_blocks() - 1, rank = cluster.block_rank();
+    uint32_t sum = 0, other = 0; /* remote 2: the next block to write to is rank + other + 1 */
     for (uint32_t i = 0; i < per_thread; ++i) {
         const uint32_t k = (threadIdx.x + i * blockDim.x) % slots;
-        if (remote == 2) /* spread: the other blocks of the cluster in turn (step 5b's pattern) */
-            dst = cluster.map_shared_rank(s_buf, (rank + 1 + i % (size - 1)) % size);
+        if (remote == 2) { /* no division in the loop: a size of 2, 4 or 8 */
+            dst = cluster.map_shared_rank(s_buf, (rank + other + 1) & last);
+            other = other + 1 == last ? 0 : other + 1;
+        }
         if (LOAD)
             sum += first_word(dst[k]);
         else {
@@ -233,6 +237,21 @@ static hist_status probe_atomics(const hist_device *dev, uint32_t *d_sink, int r
     return HIST_OK;
 }
 
+/* One line of the bulk probe: @p kind's 512 MiB in clusters of @p size, to @p remote (see
+   cluster_bulk_kernel()), its time, GB/s and GB/s an SM after @p label. */
+static hist_status bulk_line(const hist_device *dev, uint32_t *d_sink, int reps, const void *kernel,
+                             uint32_t bytes, uint32_t size, int remote, const char *label) {
+    probe_launch l = {dev, kernel, 0, 0, 0, remote, d_sink};
+    hist_stats st;
+    const hist_status s = time_probe(&l, size, ((uint64_t)512 << 20) / bytes, reps, &st);
+    if (s != HIST_OK)
+        return s;
+    const double moved = (double)bytes * l.per_thread * l.blocks * PROBE_THREADS;
+    printf("  %s %9.1f us %7.0f %6.1f %4u\n", label, st.median_us, moved / (st.median_us * 1e3),
+           moved / (st.median_us * 1e3) / l.blocks, l.blocks);
+    return HIST_OK;
+}
+
 static hist_status probe_bulk(const hist_device *dev, uint32_t *d_sink, int reps) {
     printf("  bulk (512 MiB, cluster of 2): us, GB/s, GB/s an SM, blocks\n");
     static const struct {
@@ -245,33 +264,20 @@ static hist_status probe_bulk(const hist_device *dev, uint32_t *d_sink, int reps
                  {(const void *)cluster_bulk_kernel<true, uint2>, "load 8 B  ", 8},
                  {(const void *)cluster_bulk_kernel<false, uint32_t>, "store 4 B ", 4},
                  {(const void *)cluster_bulk_kernel<true, uint32_t>, "load 4 B  ", 4}};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
-        for (int remote = 0; remote < 2; ++remote) {
-            probe_launch l = {dev, kinds[k].kernel, 0, 0, 0, remote, d_sink};
-            hist_stats st;
-            const hist_status s =
-                time_probe(&l, 2, ((uint64_t)512 << 20) / kinds[k].bytes, reps, &st);
-            if (s != HIST_OK)
-                return s;
-            const double bytes = (double)kinds[k].bytes * l.per_thread * l.blocks * PROBE_THREADS;
-            printf("  %s, %-6s %9.1f us %7.0f %6.1f %4u\n", kinds[k].what,
-                   remote ? "remote" : "local", st.median_us, bytes / (st.median_us * 1e3),
-                   bytes / (st.median_us * 1e3) / l.blocks, l.blocks);
+    char label[64];
+    hist_status s = HIST_OK;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && s == HIST_OK; ++k)
+        for (int remote = 0; remote < 2 && s == HIST_OK; ++remote) {
+            snprintf(label, sizeof label, "%s, %-6s", kinds[k].what, remote ? "remote" : "local");
+            s = bulk_line(dev, d_sink, reps, kinds[k].kernel, kinds[k].bytes, 2, remote, label);
         }
-    for (uint32_t size = 2; size <= 8; size *= 2)
-        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k += 2) {
-            probe_launch l = {dev, kinds[k].kernel, 0, 0, 0, 2, d_sink};
-            hist_stats st;
-            const hist_status s =
-                time_probe(&l, size, ((uint64_t)512 << 20) / kinds[k].bytes, reps, &st);
-            if (s != HIST_OK)
-                return s;
-            const double bytes = (double)kinds[k].bytes * l.per_thread * l.blocks * PROBE_THREADS;
-            printf("  %s, spread over a cluster of %u %9.1f us %7.0f %6.1f %4u\n", kinds[k].what,
-                   size, st.median_us, bytes / (st.median_us * 1e3),
-                   bytes / (st.median_us * 1e3) / l.blocks, l.blocks);
+    /* the stores again, each thread's spread over the other blocks of clusters of 2, 4 and 8 */
+    for (uint32_t size = 2; size <= 8 && s == HIST_OK; size *= 2)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && s == HIST_OK; k += 2) {
+            snprintf(label, sizeof label, "%s, spread over a cluster of %u", kinds[k].what, size);
+            s = bulk_line(dev, d_sink, reps, kinds[k].kernel, kinds[k].bytes, size, 2, label);
         }
-    return HIST_OK;
+    return s;
 }
 
 /**
