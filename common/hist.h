@@ -286,8 +286,8 @@ typedef hist_status (*hist_fn)(const hist_args *args);
 
 /** @brief One registry entry: an implementation and what it needs. */
 typedef struct hist_impl {
-    const char *name;        /**< unique, used by `--impl`, e.g. "cpu_private" */
-    const char *lesson;      /**< the lesson folder, e.g. "day01_cpu" */
+    const char *name;        /**< unique, used by `--impl`, e.g. "cpu_private"; its lesson is
+                                  the folder whose registry holds it (runner.h's hist_lesson) */
     hist_where where;        /**< host or device */
     const char *summary;     /**< one line: what this version does */
     const char *constraints; /**< one line for `--list`, e.g. "byte histogram only" */
@@ -310,7 +310,7 @@ typedef struct hist_impl {
      *  kernel: left out of the next lesson's "vs prev" column. 0 (left out of the initializer):
      *  the lesson's own. */
     int library;
-    /** Which roof a device entry's target is a share of. */
+    /** Which roof a device entry's target is a share of (left out: HIST_ROOF_BOUND). */
     hist_roof roof;
     /** The configuration this entry chooses for @p p on @p dev, in one line ("32 channels per
      *  block, ..."): what the runner prints and the which-GPU page lists; NULL pointer: the same

@@ -30,15 +30,15 @@ static double end_to_end_us(const hist_result *r) {
    (the previous lesson's best time with its copy). */
 static double previous_lesson_best(const hist_result *results, size_t n, size_t i) {
     const int e2e = hist_takes_host_input(results[i].impl->where);
-    const char *lesson = results[i].impl->lesson;
+    const char *lesson = results[i].lesson;
     const char *previous = NULL;
-    for (size_t k = 0; k < n && strcmp(results[k].impl->lesson, lesson) != 0; ++k)
-        previous = results[k].impl->lesson;
+    for (size_t k = 0; k < n && strcmp(results[k].lesson, lesson) != 0; ++k)
+        previous = results[k].lesson;
     double best = 0.0;
     for (size_t k = 0; previous && k < n; ++k) {
         const double t = e2e ? end_to_end_us(&results[k]) : results[k].time.median_us;
         if (results[k].ran && !results[k].impl->library &&
-            strcmp(results[k].impl->lesson, previous) == 0 && t > 0 && (best == 0.0 || t < best))
+            strcmp(results[k].lesson, previous) == 0 && t > 0 && (best == 0.0 || t < best))
             best = t;
     }
     return best;
@@ -82,7 +82,7 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
         const hist_result *r = &results[i];
         if (!r->ran) {
             const int todo = strncmp(r->skip_reason, "not written yet", 15) == 0;
-            fprintf(f, "%-22s %-24s %-6s %s%s\n", r->impl->lesson, r->impl->name,
+            fprintf(f, "%-22s %-24s %-6s %s%s\n", r->lesson, r->impl->name,
                     hist_where_name(r->impl->where), todo ? "" : "skipped: ", r->skip_reason);
             continue;
         }
@@ -104,7 +104,7 @@ void hist_report_table(FILE *f, const hist_result *results, size_t n, const hist
             if (prev > 0)
                 snprintf(vs_prev, sizeof vs_prev, "%.2fx", prev / r->time.median_us);
         }
-        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %7s %8s %8s  %s\n", r->impl->lesson,
+        fprintf(f, "%-22s %-24s %-6s %11s %11s %11s %8s %7s %7s %8s %8s  %s\n", r->lesson,
                 r->impl->name, hist_where_name(r->impl->where), median, min, e2e, gbps, pct, bound,
                 speedup, vs_prev, r->mismatches == 0 ? "exact" : "MISMATCH");
     }
@@ -135,7 +135,7 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
     for (size_t i = 0; i < n; ++i) {
         const hist_result *r = &results[i];
         const double t = r->time.median_us;
-        fprintf(f, "%s,%s,%s,%s,", r->impl->lesson, r->impl->name, hist_where_name(r->impl->where),
+        fprintf(f, "%s,%s,%s,%s,", r->lesson, r->impl->name, hist_where_name(r->impl->where),
                 r->ran ? "ran" : "skipped");
         const double prev = previous_lesson_best(results, n, i);
         if (r->ran)
@@ -162,9 +162,10 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
     }
 }
 
-void hist_report_registry(FILE *f, const hist_impl *impls, size_t count) {
+void hist_report_registry(FILE *f, const hist_impl *impls, const char *const *lessons,
+                          size_t count) {
     fprintf(f, "%-22s %-24s %-6s %s\n", "lesson", "implementation", "where", "what / constraints");
     for (size_t i = 0; i < count; ++i)
-        fprintf(f, "%-22s %-24s %-6s %s\n%55s constraints: %s\n", impls[i].lesson, impls[i].name,
+        fprintf(f, "%-22s %-24s %-6s %s\n%55s constraints: %s\n", lessons[i], impls[i].name,
                 hist_where_name(impls[i].where), impls[i].summary, "", impls[i].constraints);
 }

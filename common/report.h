@@ -36,6 +36,7 @@ double hist_roof_us(const hist_roofs *r, hist_roof roof);
 /** @brief One implementation's measured result. */
 typedef struct hist_result {
     const hist_impl *impl;  /**< which implementation */
+    const char *lesson;     /**< its lesson: the folder whose registry holds it */
     int ran;                /**< 1 if it ran, 0 if skipped */
     char skip_reason[1024]; /**< why it was skipped (every unwritten block it needs, in full) */
     hist_stats time;        /**< kernel (or host) time */
@@ -83,9 +84,11 @@ void hist_report_csv(FILE *f, const hist_result *results, size_t n, const hist_o
  * @brief List the registry: lesson, name, where it runs, what it does and its constraints.
  * @param f the stream
  * @param impls the registry
+ * @param lessons the lesson folder of each entry of @p impls
  * @param count how many entries
  */
-void hist_report_registry(FILE *f, const hist_impl *impls, size_t count);
+void hist_report_registry(FILE *f, const hist_impl *impls, const char *const *lessons,
+                          size_t count);
 
 #ifdef __cplusplus
 }

@@ -286,10 +286,11 @@ static hist_status time_one(const hist_options *o, const hist_impl *impl, hist_r
 
 /* Step 4, for one implementation: skip it (with the reason) or time it, keep its result for
    --output, and check it exactly against the reference. */
-static hist_status run_one(const hist_options *o, const hist_impl *impl, const hist_impl *first,
-                           run_state *st, int *any_mismatch) {
+static hist_status run_one(const hist_options *o, const hist_impl *impl, const char *lesson,
+                           const hist_impl *first, run_state *st, int *any_mismatch) {
     hist_result *r = &st->results[st->n++];
     r->impl = impl;
+    r->lesson = lesson;
     /* constraints first: they hold or not whatever the machine */
     const char *why = hist_impl_unsupported(impl, &st->p, st->device);
     const int for_want_of_gpu = !why && impl->where != HIST_HOST && !st->device;
@@ -396,8 +397,8 @@ static hist_status write_files(const hist_options *o, run_state *st) {
 }
 
 /* Run every selected implementation in registry order and report: the steps above in order. */
-static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t count,
-                           int *any_mismatch) {
+static hist_status run_all(const hist_options *o, const hist_impl *impls,
+                           const char *const *lessons, size_t count, int *any_mismatch) {
     run_state st;
     memset(&st, 0, sizeof st);
     hist_status s = prepare_data(o, count, &st);
@@ -421,7 +422,7 @@ static hist_status run_all(const hist_options *o, const hist_impl *impls, size_t
             first = &impls[i];
     for (size_t i = 0; i < count && s == HIST_OK; ++i)
         if (is_selected(o, &impls[i]))
-            s = run_one(o, &impls[i], first, &st, any_mismatch);
+            s = run_one(o, &impls[i], lessons[i], first, &st, any_mismatch);
     if (s == HIST_OK)
         s = report_and_stage_output(o, &st);
     if (s == HIST_OK)
@@ -445,7 +446,8 @@ static int stdout_status(const char *program) {
     return 3;
 }
 
-int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
+int hist_main(int argc, char **argv, const hist_impl *impls, const char *const *lessons,
+              size_t count) {
     const char *program = program_name(argv);
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) { /* closed: a file opened next would take its place */
         fprintf(stderr, "%s: error: standard output is closed\n", program);
@@ -462,7 +464,7 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
         return stdout_status(program);
     }
     if (o.list) {
-        hist_report_registry(stdout, impls, count);
+        hist_report_registry(stdout, impls, lessons, count);
         return stdout_status(program);
     }
     if (o.list_gpus) {
@@ -470,7 +472,7 @@ int hist_main(int argc, char **argv, const hist_impl *impls, size_t count) {
         return stdout_status(program);
     }
     int any_mismatch = 0;
-    s = run_all(&o, impls, count, &any_mismatch);
+    s = run_all(&o, impls, lessons, count, &any_mismatch);
     if (s != HIST_OK) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", program, hist_last_error());
@@ -486,21 +488,16 @@ hist_status hist_check_lessons(const hist_lesson *lessons, size_t n) {
             return hist_fail(HIST_ERR_USAGE, "%s: its registry is empty", lesson->folder);
         for (size_t i = 0; i < *lesson->impl_count; ++i) {
             const hist_impl *impl = &lesson->impls[i];
-            if (!impl->name || !impl->summary || !impl->constraints || !impl->run || !impl->lesson)
+            if (!impl->name || !impl->summary || !impl->constraints || !impl->run)
                 return hist_fail(HIST_ERR_USAGE,
-                                 "%s: registry entry %zu needs a name, lesson, summary, "
-                                 "constraints and run function (docs/LESSON_CONTRACT.md)",
+                                 "%s: registry entry %zu needs a name, summary, constraints and "
+                                 "run function (docs/LESSON_CONTRACT.md)",
                                  lesson->folder, i);
             if (hist_takes_host_input(impl->where) && impl->workspace_bytes)
                 return hist_fail(HIST_ERR_USAGE,
                                  "%s: entry '%s' takes host input; it allocates its own device "
                                  "memory and cannot ask for a workspace (docs/LESSON_CONTRACT.md)",
                                  lesson->folder, impl->name);
-            if (strcmp(impl->lesson, lesson->folder) != 0)
-                return hist_fail(HIST_ERR_USAGE,
-                                 "%s: entry '%s' says its lesson is '%s'; it must be the folder "
-                                 "name (docs/LESSON_CONTRACT.md)",
-                                 lesson->folder, impl->name, impl->lesson);
             for (size_t k = 0; k <= l; ++k)
                 for (size_t j = 0; j < (k == l ? i : *lessons[k].impl_count); ++j)
                     if (strcmp(lessons[k].impls[j].name, impl->name) == 0)
@@ -522,15 +519,21 @@ int hist_lessons_main(int argc, char **argv, const hist_lesson *lessons, size_t 
     for (size_t l = 0; l < n; ++l)
         total += *lessons[l].impl_count;
     hist_impl *all = malloc(total * sizeof *all);
-    if (!all) {
+    const char **folders = malloc(total * sizeof *folders); /* each entry's lesson */
+    if (!all || !folders) {
+        free(all);
+        free(folders);
         fprintf(stderr, "%s: out of memory\n", program);
         return 3;
     }
     size_t k = 0;
     for (size_t l = 0; l < n; ++l)
-        for (size_t i = 0; i < *lessons[l].impl_count; ++i)
-            all[k++] = lessons[l].impls[i];
-    const int status = hist_main(argc, argv, all, total);
+        for (size_t i = 0; i < *lessons[l].impl_count; ++i, ++k) {
+            all[k] = lessons[l].impls[i];
+            folders[k] = lessons[l].folder;
+        }
+    const int status = hist_main(argc, argv, all, folders, total);
     free(all);
+    free(folders);
     return status;
 }

@@ -25,21 +25,22 @@ extern "C" {
  * @param argc argument count
  * @param argv the arguments
  * @param impls the registry to run
+ * @param lessons the lesson folder of each entry of @p impls (the `lesson` column)
  * @param count how many entries @p impls has
  */
-int hist_main(int argc, char **argv, const hist_impl *impls, size_t count);
+int hist_main(int argc, char **argv, const hist_impl *impls, const char *const *lessons,
+              size_t count);
 
 /** @brief A lesson folder and its registry (see docs/LESSON_CONTRACT.md). */
 typedef struct hist_lesson {
-    const char *folder;       /**< the folder, e.g. "day04_shared"; every entry's `lesson` */
+    const char *folder;       /**< the folder, e.g. "day04_shared": the lesson of every entry */
     const hist_impl *impls;   /**< its registry, `dayNN_impls` */
     const size_t *impl_count; /**< its length, `&dayNN_impl_count` */
 } hist_lesson;
 
 /**
  * @brief Check a lesson's registry against the contract: at least one entry; every entry with a
- *        name, a summary, constraints and a run function; `lesson` equal to the folder; names
- *        unique within @p lessons.
+ *        name, a summary, constraints and a run function; names unique within @p lessons.
  * @return HIST_OK, or HIST_ERR_USAGE with one line naming the folder and the entry.
  * @param lessons the lesson folders with their registries
  * @param n how many

@@ -169,23 +169,18 @@ HIST_DECLARE_REGISTRY(day01);
 const hist_impl day01_impls[] = {
     {
         .name = "cpu_reference",
-        .lesson = "day01_cpu",
         .where = HIST_HOST,
         .summary = "the reference loop: one increment per sample into the shared table",
         .constraints = "any shape and binning",
         .run = run_reference,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
     },
     {
         .name = "cpu_private",
-        .lesson = "day01_cpu",
         .where = HIST_HOST,
         .summary = "per-thread private padded sub-histograms, then one merge (--threads)",
         .constraints = "any shape and binning",
         .run = run_private,
         .target = 0.5,
-        .roof = HIST_ROOF_BOUND,
     },
 };
 

@@ -185,7 +185,6 @@ HIST_DECLARE_REGISTRY(day02);
 const hist_impl day02_impls[] = {
     {
         .name = "gpu_naive",
-        .lesson = "day02_naive",
         .where = HIST_DEVICE,
         .summary = "one thread per sample, one global atomicAdd each (the Triton report's design)",
         .constraints = "any binning; at most 2^31 - 1 blocks of 256 samples",
@@ -196,7 +195,6 @@ const hist_impl day02_impls[] = {
     },
     {
         .name = "gpu_naive_coarse",
-        .lesson = "day02_naive",
         .where = HIST_DEVICE,
         .summary = "grid-stride loop over one wave of blocks, one global atomicAdd per sample",
         .constraints = "any shape and binning",
@@ -206,14 +204,12 @@ const hist_impl day02_impls[] = {
     },
     {
         .name = "gpu_cub",
-        .lesson = "day02_naive",
         .where = HIST_DEVICE,
         .summary =
             "the library call: CUB's DeviceHistogram, one call per 4 channels (no kernel of ours)",
         .constraints = "any shape and binning",
         .workspace_bytes = day02_cub_workspace,
         .run = day02_cub_run,
-        .target = 0,
         .library = 1,
         .roof = HIST_ROOF_ATOMICS,
     },
@@ -226,12 +222,10 @@ const size_t day02_impl_count = sizeof day02_impls / sizeof day02_impls[0];
 HIST_EXTERN_C const hist_impl day02_racy_impl;
 const hist_impl day02_racy_impl = {
     .name = "gpu_naive_racy",
-    .lesson = "day02_naive",
     .where = HIST_DEVICE,
     .summary = "gpu_naive with ++ instead of atomicAdd (wrong)",
     .constraints = "demonstration only",
     .unsupported = too_many_samples,
     .run = run_naive_racy,
-    .target = 0,
     .roof = HIST_ROOF_ATOMICS,
 };

@@ -182,7 +182,6 @@ HIST_DECLARE_REGISTRY(day03);
 const hist_impl day03_impls[] = {
     {
         .name = "gpu_private_atomics",
-        .lesson = "day03_privatized",
         .where = HIST_DEVICE,
         .summary =
             "a private global copy per block, merged with global atomics of the non-zero counters",
@@ -194,7 +193,6 @@ const hist_impl day03_impls[] = {
     },
     {
         .name = "gpu_private_reduce",
-        .lesson = "day03_privatized",
         .where = HIST_DEVICE,
         .summary = "a private global copy per block, summed by a second kernel (plain stores)",
         .constraints = "any shape and binning; one copy per block, at most 1 GiB of copies",

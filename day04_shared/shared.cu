@@ -333,7 +333,6 @@ HIST_DECLARE_REGISTRY(day04);
 const hist_impl day04_impls[] = {
     {
         .name = "gpu_shared",
-        .lesson = "day04_shared",
         .where = HIST_DEVICE,
         .summary = "channel groups in shared memory, one shared atomic per sample, non-zero flush",
         .constraints = "any shape and binning",
@@ -344,7 +343,6 @@ const hist_impl day04_impls[] = {
     },
     {
         .name = "gpu_shared_aggregate",
-        .lesson = "day04_shared",
         .where = HIST_DEVICE,
         .summary = "as gpu_shared, one shared atomic per run of equal bins (PMPP aggregation)",
         .constraints = "any shape and binning",

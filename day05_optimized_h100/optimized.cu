@@ -304,7 +304,6 @@ HIST_DECLARE_REGISTRY(day05);
 const hist_impl day05_impls[] = {
     {
         .name = "gpu_cs149",
-        .lesson = "day05_optimized_h100",
         .where = HIST_DEVICE,
         .summary = "the CS149 submission: 64-channel blocks, 32-bit loads, 8x unrolled double "
                    "buffering, padded "

@@ -808,31 +808,25 @@ HIST_DECLARE_REGISTRY(day07);
 const hist_impl day07_impls[] = {
     {
         .name = "pipe_pageable",
-        .lesson = "day07_scale",
         .where = HIST_HOST_INPUT,
         .summary = "pageable input: one copy of everything, then day 06's kernel",
         .constraints = "any problem whose input fits in half the GPU's memory",
         .unsupported = whole_unsupported,
         .run = run_copy_then_count,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
         .plan = day06_final_plan,
     },
     {
         .name = "pipe_pinned",
-        .lesson = "day07_scale",
         .where = HIST_PINNED_INPUT,
         .summary = "pinned input: the same code, the copy at the link's speed",
         .constraints = "any problem whose input fits in half the GPU's memory",
         .unsupported = whole_unsupported,
         .run = run_copy_then_count,
         .target = 0.90,
-        .roof = HIST_ROOF_BOUND,
         .plan = day06_final_plan,
     },
     {
         .name = "pipe_streams",
-        .lesson = "day07_scale",
         .where = HIST_PINNED_INPUT,
         .summary =
             "pinned input in 32 MiB chunks on 3 streams: each count hidden behind the next copy",
@@ -840,12 +834,10 @@ const hist_impl day07_impls[] = {
         .unsupported = streams_unsupported,
         .run = run_streams,
         .target = 1 / 1.05, /* within 5% of the pinned-copy floor: every count hidden */
-        .roof = HIST_ROOF_BOUND,
         .plan = day06_final_plan,
     },
     {
         .name = "pipe_copy_stream",
-        .lesson = "day07_scale",
         .where = HIST_PINNED_INPUT,
         .summary =
             "the same chunks: all copies on one stream, all counts on another, events between",
@@ -853,19 +845,16 @@ const hist_impl day07_impls[] = {
         .unsupported = streams_unsupported,
         .run = run_copy_stream,
         .target = 1 / 1.05, /* within 5% of the pinned-copy floor: every count hidden */
-        .roof = HIST_ROOF_BOUND,
         .plan = day06_final_plan,
     },
     {
         .name = "gpus_nccl",
-        .lesson = "day07_scale",
         .where = HIST_PINNED_INPUT,
         .summary = "every visible GPU pipelines its share of the rows; NCCL all-reduce",
         .constraints = "any problem; built only with NCCL",
         .unsupported = gpus_unsupported,
         .run = run_gpus,
         .target = 0.90,
-        .roof = HIST_ROOF_BOUND,
         .plan = day06_final_plan,
     },
 };

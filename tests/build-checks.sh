@@ -119,8 +119,8 @@ static hist_status run_scratch(const hist_args *a) {
 
 HIST_DECLARE_REGISTRY(day99);
 const hist_impl day99_impls[] = {
-    {"cpu_scratch", "day99_scratch", HIST_HOST, "the reference again", "any problem", NULL,
-     NULL, run_scratch, 0, 0, HIST_ROOF_BOUND, NULL, 0},
+    {"cpu_scratch", HIST_HOST, "the reference again", "any problem", NULL, NULL, run_scratch, 0,
+     0, HIST_ROOF_BOUND, NULL, 0},
 };
 const size_t day99_impl_count = sizeof day99_impls / sizeof day99_impls[0];
 C
@@ -138,13 +138,7 @@ C
         # a registry under another name: one line naming the folder
         sed -i 's/day99_impls/day98_impls/g' "$work/l/day99_scratch/scratch.c"
         if (cd "$work/l" && make all DAY=99 > "$work/l.log" 2>&1); then fail "a broken registry built"; fi
-        grep -q "^day99_scratch: .*day99_impls" "$work/l.log" || { tail "$work/l.log"; fail "no line naming the folder"; }
-        # an entry whose lesson is not the folder: the program says so
-        sed -i 's/day98_impls/day99_impls/g; s/"day99_scratch", HIST_HOST/"day99", HIST_HOST/' "$work/l/day99_scratch/scratch.c"
-        (cd "$work/l" && make all DAY=99 > /dev/null 2>&1) || fail "rebuild"
-        set +e; msg=$("$work/l/build/day99_scratch" --list 2>&1); rc=$?; set -e
-        [ $rc -eq 3 ] && echo "$msg" | grep "day99_scratch: entry 'cpu_scratch'" > /dev/null ||
-            fail "a wrong lesson name was not reported ($rc: $msg)" ;;
+        grep -q "^day99_scratch: .*day99_impls" "$work/l.log" || { tail "$work/l.log"; fail "no line naming the folder"; } ;;
     offline)
         mkdir -p "$work/bin"
         printf '#!/bin/sh\necho "E: Unable to locate package $*" >&2\nexit 100\n' >"$work/bin/apt-get"

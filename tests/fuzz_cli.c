@@ -22,23 +22,17 @@
 static const hist_impl fuzz_impls[] = {
     {
         .name = "cpu_a",
-        .lesson = "fuzz",
         .where = HIST_HOST,
         .summary = "a",
         .constraints = "any",
         .run = NULL,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
     },
     {
         .name = "gpu_b",
-        .lesson = "fuzz",
         .where = HIST_DEVICE,
         .summary = "b",
         .constraints = "any",
         .run = NULL,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
     },
 };
 

@@ -742,23 +742,17 @@ static hist_status parse(hist_options *o, int argc, const char *const *argv) {
     static const hist_impl impls[] = {
         {
             .name = "alpha",
-            .lesson = "day00",
             .where = HIST_HOST,
             .summary = "",
             .constraints = "",
             .run = NULL,
-            .target = 0,
-            .roof = HIST_ROOF_BOUND,
         },
         {
             .name = "beta",
-            .lesson = "day00",
             .where = HIST_DEVICE,
             .summary = "",
             .constraints = "",
             .run = NULL,
-            .target = 0,
-            .roof = HIST_ROOF_BOUND,
         },
     };
     char *copy[32];
@@ -1068,8 +1062,8 @@ static void test_u16_validate_and_refuse(void **state) {
     expect_usage(hist_problem_validate(&p), "--hi 300 is past the largest 8-bit sample, 255");
     p.bits = 12, p.binning = (hist_binning){0, 255, 1};
     expect_usage(hist_problem_validate(&p), "--bits must be 8 or 16");
-    const hist_impl bytes_only = {.name = "bytes_only", .lesson = "day00", .where = HIST_HOST};
-    const hist_impl both = {.name = "both", .lesson = "day00", .where = HIST_HOST, .samples16 = 1};
+    const hist_impl bytes_only = {.name = "bytes_only", .where = HIST_HOST};
+    const hist_impl both = {.name = "both", .where = HIST_HOST, .samples16 = 1};
     const hist_problem p8 = {.rows = 1, .channels = 1, .binning = {0, 255, 1}};
     const hist_problem p16 = {.rows = 1, .channels = 1, .binning = {0, 65535, 1}, .bits = 16};
     assert_null(hist_impl_unsupported(&bytes_only, &p8, NULL));

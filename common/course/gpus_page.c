@@ -110,8 +110,9 @@ static void print_runs(const page_preset *presets, const hist_gpu_limits *t, siz
             if (impl->where == HIST_HOST)
                 continue;
             const page_preset *q = preset_of(presets, impl, t, rows);
-            printf("| %s | `%s`%s%s%s |", impl->lesson, impl->name, q != presets ? " (`" : "",
-                   q != presets ? q->name : "", q != presets ? "`)" : "");
+            printf("| %s | `%s`%s%s%s |", course_lessons[l].folder, impl->name,
+                   q != presets ? " (`" : "", q != presets ? q->name : "",
+                   q != presets ? "`)" : "");
             for (size_t g = 0; g < rows; ++g) {
                 hist_device dev;
                 hist_device_of_limits(&t[g], &dev);

@@ -164,10 +164,7 @@ template <int FLAW> static hist_status run_large_count_flaw(const hist_args *a) 
 
 /** @brief One registry entry of a flawed kernel. */
 #define WRONG_IMPL(name, summary, flaw)                                                            \
-    {                                                                                              \
-        name, "tests", HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw>, 0, 0,             \
-            HIST_ROOF_BOUND, NULL                                                                  \
-    }
+    { name, HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw> }
 
 /** @brief The device flaws, one entry each. */
 const hist_impl wrong_device_impls[] = {
@@ -182,23 +179,17 @@ const hist_impl wrong_device_impls[] = {
     WRONG_IMPL("gpu_racy_increment", "++ instead of atomicAdd", RACY),
     {
         .name = "gpu_16_bit_per_block",
-        .lesson = "tests",
         .where = HIST_DEVICE,
         .summary = "16-bit counters per block: right while no block counts 65,536 of one bin",
         .constraints = "any",
         .run = run_large_count_flaw<BLOCK_16_BIT>,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
     },
     {
         .name = "gpu_float_counts",
-        .lesson = "tests",
         .where = HIST_DEVICE,
         .summary = "float counters: a count stops at 2^24",
         .constraints = "any",
         .run = run_large_count_flaw<FLOAT_COUNTS>,
-        .target = 0,
-        .roof = HIST_ROOF_BOUND,
     },
 };
 /** @brief How many entries wrong_device_impls holds. */
