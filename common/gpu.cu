@@ -522,7 +522,7 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
 
 extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                            const hist_problem *p, const uint8_t *h_samples,
-                                           size_t offset, uint32_t *h_hist) {
+                                           size_t offset, uint32_t block_cap, uint32_t *h_hist) {
     const size_t bytes = (size_t)hist_input_bytes(p),
                  hist_bytes = hist_counters(p) * sizeof(uint32_t);
     const size_t ws = impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
@@ -540,7 +540,7 @@ extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_im
     if (err == cudaSuccess)
         err = cudaMemset(d_hist, 0xFF, hist_bytes + 4); /* poisoned, as the timer does */
     if (err == cudaSuccess) {
-        const hist_args args = {p, d_base + offset, d_hist, d_ws, dev, 0};
+        const hist_args args = {p, d_base + offset, d_hist, d_ws, dev, 0, block_cap};
         s = impl->run(&args);
         if (s == HIST_OK) {
             err = cudaDeviceSynchronize();

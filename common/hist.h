@@ -237,6 +237,11 @@ typedef struct hist_args {
     const hist_device *device;   /**< the GPU (the first one) for device and host-input
                                       implementations; NULL on the host */
     int threads;                 /**< worker threads a host implementation may use */
+    /** At most this many blocks (or clusters) in a pass of a kernel whose plan would launch more;
+     *  0: the plan's own. The tests' way to make one block count everything (so that its 16-bit
+     *  counters pass 65,535: day 08); plans are pure functions of the problem, the device and
+     *  this cap. */
+    uint32_t block_cap;
 } hist_args;
 
 /** @brief `extern "C"` in C++ (CUDA) sources, `extern` in C: registries have C linkage. */

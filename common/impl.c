@@ -73,7 +73,7 @@ static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
     if (ws_bytes && !workspace)
         return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
     host_call c = {impl,
-                   {p, samples, hist, workspace, dev, threads},
+                   {p, samples, hist, workspace, dev, threads, 0},
                    (size_t)hist_counters(p) * sizeof(uint32_t),
                    progress,
                    0,
@@ -109,7 +109,7 @@ hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
                                  hist_stats *copy_floor) {
     /* poisoned once: an implementation that does not zero its output is wrong after any call */
     memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
-    host_input_call call = {impl, {p, input, hist, NULL, dev, 1}};
+    host_input_call call = {impl, {p, input, hist, NULL, dev, 1, 0}};
     return hist_gpu_time_alternately(dev, pinned, hist_input_bytes(p), call_host_input, &call,
                                      warmup, reps, copy_floor, time);
 }

@@ -218,7 +218,7 @@ static void test_final_unaligned_input(void **state) {
                 for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
                     const size_t offset = offsets[o];
                     memset(got, 0, n * sizeof *got);
-                    if (hist_gpu_run_offset(dev, final, &d.problem, samples, offset, got) !=
+                    if (hist_gpu_run_offset(dev, final, &d.problem, samples, offset, 0, got) !=
                         HIST_OK)
                         fail_msg("%s", hist_last_error());
                     if (memcmp(want, got, n * sizeof *got) != 0)
@@ -264,7 +264,7 @@ static void test_small_inputs(void **state) {
         hist_reference_parallel(&d.problem, samples, want);
         for (size_t o = 0; o < 4; ++o) {
             memset(got, 0, sizeof got);
-            if (hist_gpu_run_offset(dev, small, &d.problem, samples, offsets[o], got) != HIST_OK)
+            if (hist_gpu_run_offset(dev, small, &d.problem, samples, offsets[o], 0, got) != HIST_OK)
                 fail_msg("%s", hist_last_error());
             if (memcmp(want, got, sizeof got) != 0)
                 fail_msg("gpu_r6_v9_small differs: %llu bytes starting %zu past a word",

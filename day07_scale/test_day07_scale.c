@@ -117,7 +117,7 @@ static void test_every_gpu_count(void **state) {
         const size_t saved = day07_chunk_bytes;
         day07_chunk_bytes = 100000; /* several chunks per GPU */
         memset(got, 0xAB, counters * sizeof *got);
-        const hist_args a = {&d.problem, pinned, got, NULL, dev, 1};
+        const hist_args a = {&d.problem, pinned, got, NULL, dev, 1, 0};
         const hist_status s = day07_gpus_host(&a, n);
         day07_chunk_bytes = saved;
         if (s != HIST_OK)

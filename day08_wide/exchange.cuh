@@ -280,21 +280,25 @@ static const char *exchange_unsupported(const hist_problem *p, const hist_device
     return NULL;
 }
 
-static exchange_plan exchange_plan_for(const hist_problem *p, const hist_device *dev) {
+/** @brief Step 5b's plan for @p p on @p dev, at most @p cap clusters (0: no cap; the call's
+ *  hist_args.block_cap). @param p the problem @param dev the GPU @param cap the cap
+ *  @return the plan */
+static exchange_plan exchange_plan_for(const hist_problem *p, const hist_device *dev,
+                                       uint32_t cap) {
     exchange_plan x = {0, 0};
     if (!dev || exchange_unsupported(p, dev))
         return x;
     x.smem_bytes = (size_t)hist_bins(p->binning) * 2 + XCH_BUFFERS_BYTES;
     const int per_sm = hist_blocks_per_sm(dev, XCH_THREADS, x.smem_bytes);
     x.clusters = (uint32_t)(dev->sm_count * (per_sm > 0 ? per_sm : 1)) / XCH_CHANNELS;
-    if (test_blocks > 0 && (uint32_t)test_blocks < x.clusters)
-        x.clusters = (uint32_t)test_blocks;
+    if (cap > 0 && cap < x.clusters)
+        x.clusters = cap;
     return x;
 }
 
 static const char *describe_exchange(const hist_problem *p, const hist_device *dev) {
     static char text[200];
-    const exchange_plan x = exchange_plan_for(p, dev);
+    const exchange_plan x = exchange_plan_for(p, dev, 0);
     snprintf(text, sizeof text,
              "clusters of %u blocks of %u threads, a channel a block: %u bins of packed counters "
              "and %d buffers of %zu bytes (%zu bytes), as many clusters as fit at once (at most "
@@ -305,7 +309,7 @@ static const char *describe_exchange(const hist_problem *p, const hist_device *d
 }
 
 static size_t workspace_exchange(const hist_problem *p, const hist_device *dev) {
-    const exchange_plan x = exchange_plan_for(p, dev);
+    const exchange_plan x = exchange_plan_for(p, dev, 0);
     return (size_t)x.clusters * hist_counters(p) / 2 * sizeof(uint32_t);
 }
 
@@ -343,7 +347,7 @@ static hist_status launch_exchange(const hist_args *a, const exchange_plan &x) {
 /** @brief Whether step 5b's plan applies to @p p on @p dev.
  *  @param p the problem @param dev the GPU @return true if it does */
 static bool exchange_applies(const hist_problem *p, const hist_device *dev) {
-    return exchange_plan_for(p, dev).clusters > 0;
+    return exchange_plan_for(p, dev, 0).clusters > 0; /* a cap leaves at least one */
 }
 
 /** @brief Whether step 5b takes this call: its plan applies and the input starts on 16 bytes.
@@ -354,7 +358,7 @@ static bool exchange_takes(const hist_args *a) {
 
 /** @brief Step 5b on its plan. @param a the call's arguments @return HIST_OK or the CUDA error */
 static hist_status run_exchange_plan(const hist_args *a) {
-    return launch_exchange(a, exchange_plan_for(a->problem, a->device));
+    return launch_exchange(a, exchange_plan_for(a->problem, a->device, a->block_cap));
 }
 
 /** @brief Step 5b's registry entry: the exchange, or step 4's packed counters where the input

@@ -21,9 +21,10 @@
  *  16-byte words), passes. */
 typedef cluster_plan wide_plan;
 
-/** @brief The plan: packed counters, in one pass where they fit a block, else in passes. */
-static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev) {
-    return cluster_plan_for(p, dev, 1, 2, 8);
+/** @brief The plan: packed counters, in one pass where they fit a block, else in passes; at most
+ *  @p cap blocks a pass (0: no cap; the call's hist_args.block_cap). */
+static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev, uint32_t cap) {
+    return cluster_plan_for(p, dev, 1, 2, 8, cap);
 }
 
 /** @brief A spare shared word a lane: where add_full() sends the atomics of the samples the
@@ -317,7 +318,7 @@ static const char *describe_wide(const hist_problem *p, const hist_device *dev) 
     static char text[200];
     if (exchange_applies(p, dev))
         return describe_exchange(p, dev);
-    const wide_plan w = wide_plan_for(p, dev);
+    const wide_plan w = wide_plan_for(p, dev, 0);
     snprintf(text, sizeof text,
              "16-bit counters, two a word: %u pass%s of %u counters (%zu bytes of shared memory), "
              "%u blocks of %u threads",
@@ -328,7 +329,7 @@ static const char *describe_wide(const hist_problem *p, const hist_device *dev) 
 static size_t workspace_wide(const hist_problem *p, const hist_device *dev) {
     if (!dev)
         return 0;
-    const wide_plan w = wide_plan_for(p, dev);
+    const wide_plan w = wide_plan_for(p, dev, 0);
     const size_t own = (size_t)w.passes * w.blocks * (w.per_block / 2) * sizeof(uint32_t);
     const size_t exchange = workspace_exchange(p, dev); /* 0 where step 5b does not apply */
     return own > exchange ? own : exchange;
@@ -341,7 +342,7 @@ static hist_status run_wide(const hist_args *a) {
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const wide_plan w = wide_plan_for(p, a->device);
+    const wide_plan w = wide_plan_for(p, a->device, a->block_cap);
     uint32_t *partials = (uint32_t *)a->workspace;
     const hist_binning b = p->binning;
     const bool full =

@@ -42,16 +42,6 @@ namespace cg = cooperative_groups;
 /** @brief At most this many histogram copies in global memory (step 2). */
 #define MAX_COPIES 32
 
-/** @brief Blocks of the plan's grid row, at most this many (0: the plan's): the tests' hook for a
- *  single block, so that one block's counters pass 65,535 (day08_set_test_blocks()). */
-static int test_blocks;
-
-/** @brief Cap the grid of steps 4 and 6 to @p blocks blocks a pass (0: the plan's), for the tests.
- *  @param blocks the cap */
-extern "C" void day08_set_test_blocks(int blocks) {
-    test_blocks = blocks;
-}
-
 /* ---- what every step refuses ---- */
 
 static const char *not_16_bit(const hist_problem *p) {
@@ -204,9 +194,10 @@ typedef struct slice_plan {
 } slice_plan;
 
 /** @brief The slices of @p p on @p dev with @p bytes_per_counter bytes a counter (4, or 2 packed),
- *  a block holding at most @p most bytes of them. */
+ *  a block holding at most @p most bytes of them, at most @p cap blocks a pass (0: no cap; the
+ *  call's hist_args.block_cap). */
 static slice_plan slices_for(const hist_problem *p, const hist_device *dev,
-                             uint32_t bytes_per_counter, size_t most) {
+                             uint32_t bytes_per_counter, size_t most, uint32_t cap) {
     slice_plan plan;
     const uint64_t counters = hist_counters(p);
     uint64_t fit = most / 4 * 4 / bytes_per_counter; /* whole words of counters */
@@ -218,8 +209,8 @@ static slice_plan slices_for(const hist_problem *p, const hist_device *dev,
     plan.smem_bytes = (size_t)((slice * bytes_per_counter + 3) / 4 * 4);
     const int per_sm = hist_blocks_per_sm(dev, WIDE_THREADS, plan.smem_bytes);
     plan.blocks = (uint32_t)(dev->sm_count * (per_sm > 0 ? per_sm : 1));
-    if (test_blocks > 0 && (uint32_t)test_blocks < plan.blocks)
-        plan.blocks = (uint32_t)test_blocks;
+    if (cap > 0 && cap < plan.blocks)
+        plan.blocks = cap;
     return plan;
 }
 
@@ -346,12 +337,12 @@ static const char *describe_slices(const char *what, const hist_problem *p, cons
 }
 
 static const char *describe_passes(const hist_problem *p, const hist_device *dev) {
-    return describe_slices("32-bit counters", p, slices_for(p, dev, 4, block_budget(dev)));
+    return describe_slices("32-bit counters", p, slices_for(p, dev, 4, block_budget(dev), 0));
 }
 
 static const char *describe_packed(const hist_problem *p, const hist_device *dev) {
     return describe_slices("16-bit counters, two a word", p,
-                           slices_for(p, dev, 2, block_budget(dev)));
+                           slices_for(p, dev, 2, block_budget(dev), 0));
 }
 
 static hist_status launch_slices(const hist_args *a,
@@ -362,7 +353,8 @@ static hist_status launch_slices(const hist_args *a,
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const slice_plan s = slices_for(p, a->device, bytes_per_counter, block_budget(a->device));
+    const slice_plan s =
+        slices_for(p, a->device, bytes_per_counter, block_budget(a->device), a->block_cap);
     return hist_launch(a->device, kernel, dim3(s.blocks, s.passes), WIDE_THREADS, s.smem_bytes, 0,
                        name, a->samples, hist_samples(p), p->channels, wide_map_of(p->binning),
                        s.slice, a->hist);
@@ -453,8 +445,11 @@ typedef struct cluster_plan {
     uint32_t blocks;    /**< blocks of one pass (a multiple of size) */
 } cluster_plan;
 
+/** @brief Step 5's plan for @p p on @p dev: clusters of @p size blocks, @p bytes_per_counter bytes
+ * a counter in whole groups of @p align, at most @p cap clusters a pass (0: no cap; the call's
+ *  hist_args.block_cap). */
 static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *dev, uint32_t size,
-                                     uint32_t bytes_per_counter, uint32_t align) {
+                                     uint32_t bytes_per_counter, uint32_t align, uint32_t cap) {
     cluster_plan c;
     c.size = size;
     c.threads = WIDE_THREADS / (size > 2 ? size / 2 : 1); /* 1024, 512, 256 */
@@ -471,8 +466,8 @@ static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *d
     if (per_sm < 1)
         per_sm = 1;
     c.blocks = (uint32_t)(dev->sm_count * per_sm) / size * size;
-    if (test_blocks > 0 && (uint32_t)test_blocks * size < c.blocks)
-        c.blocks = (uint32_t)test_blocks * size;
+    if (cap > 0 && cap * size < c.blocks)
+        c.blocks = cap * size;
     return c;
 }
 
@@ -514,7 +509,7 @@ static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params
 template <uint32_t SIZE>
 static const char *describe_cluster(const hist_problem *p, const hist_device *dev) {
     static char text[200];
-    const cluster_plan c = cluster_plan_for(p, dev, SIZE, 4, 1);
+    const cluster_plan c = cluster_plan_for(p, dev, SIZE, 4, 1, 0);
     snprintf(text, sizeof text,
              "clusters of %u blocks of %u threads, %u 32-bit counters (%zu bytes) a block, %u "
              "pass%s, %u blocks",
@@ -528,7 +523,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4, 1);
+    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4, 1, a->block_cap);
     return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", NULL, a->samples,
                            hist_samples(p), p->channels, wide_map_of(p->binning), c.per_block,
                            a->hist);
