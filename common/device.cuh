@@ -100,8 +100,9 @@ static inline void hist_device_from_props(const cudaDeviceProp *prop, int ordina
  * @brief The dynamic shared memory a lesson kernel is launched with, and the kernel allowed it:
  *        @p smem on a real GPU; under an emulated one (gpu_limits.h) padded, so that no more
  *        blocks share an SM of the real GPU than would share one of the emulated GPU
- *        (hist_launch_smem()). Every launch of a kernel whose plan depends on the GPU goes
- *        through hist_launch() or hist_launch_args(), which call this.
+ *        (hist_launch_smem()). Every kernel launch of a lesson goes through hist_launch(),
+ *        hist_launch_args() or hist_launch_cluster() (or hist_launch_cluster_args()), which call
+ *        this.
  * @param dev the GPU, as the harness reports it (possibly emulated)
  * @param kernel the kernel
  * @param threads threads per block
@@ -169,6 +170,125 @@ static inline hist_status hist_launch_args(const hist_device *dev, const void *k
             cudaLaunchCooperativeKernel(kernel, grid, dim3(threads), args, padded, stream));
     else
         HIST_CUDA_TRY(cudaLaunchKernel(kernel, grid, dim3(threads), args, padded, stream));
+    HIST_CUDA_TRY_LAUNCH(name);
+    return HIST_OK;
+}
+
+/**
+ * @brief The configuration of a launch in thread-block clusters of @p cluster_size blocks along
+ *        the grid's x (cudaLaunchAttributeClusterDimension), for cudaLaunchKernelEx() and
+ *        cudaOccupancyMaxActiveClusters().
+ * @param grid the grid (its x a multiple of @p cluster_size)
+ * @param threads threads per block
+ * @param smem the dynamic shared memory to launch with (already padded: hist_launch_prepare())
+ * @param stream the stream
+ * @param cluster_size blocks a cluster (1 to 8 portably; compute capability 9.0 or newer)
+ * @param attr receives the cluster attribute the configuration points to (keep it alive)
+ * @return the configuration
+ */
+static inline cudaLaunchConfig_t hist_cluster_config(dim3 grid, int threads, size_t smem,
+                                                     cudaStream_t stream, uint32_t cluster_size,
+                                                     cudaLaunchAttribute *attr) {
+    cudaLaunchConfig_t config = {};
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = cluster_size;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    config.gridDim = grid;
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    return config;
+}
+
+/**
+ * @brief How many clusters of @p cluster_size blocks of @p kernel can be resident on the GPU at
+ *        once (cudaOccupancyMaxActiveClusters), each block of @p threads threads and @p smem
+ *        bytes of dynamic shared memory padded as hist_launch_cluster() launches it (an emulated
+ *        GPU, hist_launch_prepare()): what a plan that wants a single wave of clusters caps its
+ *        grid to. The answer does not depend on the grid (one cluster is asked about).
+ * @param dev the GPU
+ * @param kernel the kernel
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param cluster_size blocks a cluster
+ * @param clusters receives the clusters resident at once (0: not even one)
+ * @return HIST_OK or the CUDA error
+ */
+static inline hist_status hist_cluster_occupancy(const hist_device *dev, const void *kernel,
+                                                 int threads, size_t smem, uint32_t cluster_size,
+                                                 int *clusters) {
+    size_t padded = 0;
+    *clusters = 0;
+    hist_status s = hist_launch_prepare(dev, kernel, threads, smem, &padded);
+    if (s != HIST_OK)
+        return s;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config =
+        hist_cluster_config(dim3(cluster_size), threads, padded, 0, cluster_size, &attr);
+    HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(clusters, kernel, &config));
+    return HIST_OK;
+}
+
+/**
+ * @brief hist_launch() in thread-block clusters of @p cluster_size blocks along the grid's x
+ *        (cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension; compute capability 9.0 or
+ *        newer): the same padding for an emulated GPU, the same launch check.
+ * @param dev the GPU
+ * @param kernel the kernel
+ * @param grid the grid (its x a multiple of @p cluster_size)
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param stream the stream (0: the default one)
+ * @param cluster_size blocks a cluster
+ * @param name the kernel's name, for a launch error
+ * @param args the kernel's arguments
+ * @return HIST_OK or the CUDA error
+ */
+template <typename... Params, typename... Args>
+static hist_status hist_launch_cluster(const hist_device *dev, void (*kernel)(Params...), dim3 grid,
+                                       int threads, size_t smem, cudaStream_t stream,
+                                       uint32_t cluster_size, const char *name, Args... args) {
+    size_t padded = 0;
+    hist_status s = hist_launch_prepare(dev, (const void *)kernel, threads, smem, &padded);
+    if (s != HIST_OK)
+        return s;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config =
+        hist_cluster_config(grid, threads, padded, stream, cluster_size, &attr);
+    HIST_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args...));
+    HIST_CUDA_TRY_LAUNCH(name);
+    return HIST_OK;
+}
+
+/**
+ * @brief hist_launch_cluster() for a kernel chosen at run time, its arguments as pointers
+ *        (cudaLaunchKernelExC).
+ * @param dev the GPU
+ * @param kernel the kernel
+ * @param grid the grid (its x a multiple of @p cluster_size)
+ * @param threads threads per block
+ * @param smem the dynamic shared memory a block needs
+ * @param stream the stream
+ * @param cluster_size blocks a cluster
+ * @param args pointers to the kernel's arguments
+ * @param name the kernel's name, for a launch error
+ * @return HIST_OK or the CUDA error
+ */
+static inline hist_status hist_launch_cluster_args(const hist_device *dev, const void *kernel,
+                                                   dim3 grid, int threads, size_t smem,
+                                                   cudaStream_t stream, uint32_t cluster_size,
+                                                   void **args, const char *name) {
+    size_t padded = 0;
+    hist_status s = hist_launch_prepare(dev, kernel, threads, smem, &padded);
+    if (s != HIST_OK)
+        return s;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config =
+        hist_cluster_config(grid, threads, padded, stream, cluster_size, &attr);
+    HIST_CUDA_TRY(cudaLaunchKernelExC(&config, kernel, args));
     HIST_CUDA_TRY_LAUNCH(name);
     return HIST_OK;
 }

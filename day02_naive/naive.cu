@@ -130,10 +130,9 @@ static hist_status launch(naive_kernel_fn kernel, const char *kernel_name, uint6
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (blocks == 0)
         return HIST_OK;
-    kernel<<<(unsigned)blocks, NAIVE_THREADS>>>(a->samples, hist_samples(p), p->channels, bins,
-                                                hist_bin_map_of(p->binning), a->hist);
-    HIST_CUDA_TRY_LAUNCH(kernel_name);
-    return HIST_OK;
+    return hist_launch(a->device, kernel, dim3((unsigned)blocks), NAIVE_THREADS, 0, 0, kernel_name,
+                       a->samples, hist_samples(p), p->channels, bins, hist_bin_map_of(p->binning),
+                       a->hist);
 }
 
 static hist_status run_naive(const hist_args *a) {

@@ -132,20 +132,20 @@ __global__ void sum_partials_kernel(const uint32_t *__restrict__ d_partials, uin
 /**
  * @brief Queue sum_partials_kernel() on the default stream: the merge later lessons call
  *        (LESSON_USES day03_privatized, docs/LESSON_CONTRACT.md).
+ * @param dev the GPU (the launch goes through hist_launch())
  * @param d_partials `[copies][counters]` partial counts
  * @param copies how many
  * @param counters counters per histogram
  * @param d_hist `[counters]` output, overwritten
  * @return HIST_OK or the launch error
  */
-extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
-                                          uint64_t counters, uint32_t *d_hist) {
+extern "C" hist_status day03_sum_partials(const hist_device *dev, const uint32_t *d_partials,
+                                          uint32_t copies, uint64_t counters, uint32_t *d_hist) {
     if (counters == 0)
         return HIST_OK;
-    sum_partials_kernel<<<(unsigned)HIST_CEIL_DIV(counters, SUM_PARTIALS_THREADS),
-                          SUM_PARTIALS_THREADS>>>(d_partials, copies, counters, d_hist);
-    HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
-    return HIST_OK;
+    return hist_launch(
+        dev, sum_partials_kernel, dim3((unsigned)HIST_CEIL_DIV(counters, SUM_PARTIALS_THREADS)),
+        SUM_PARTIALS_THREADS, 0, 0, "sum_partials_kernel", d_partials, copies, counters, d_hist);
 }
 
 /* ---- host wrappers ---- */
@@ -159,12 +159,15 @@ static hist_status count_privately(const hist_args *a, bool merge_with_atomics) 
     HIST_CUDA_TRY(cudaMemsetAsync(d_private, 0, private_workspace(p, a->device)));
     if (merge_with_atomics)
         HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, counters * sizeof(uint32_t)));
-    private_kernel<<<copies, PRIVATE_THREADS>>>(a->samples, hist_samples(p), p->channels,
-                                                hist_bins(p->binning), hist_bin_map_of(p->binning),
-                                                d_private, a->hist, merge_with_atomics);
-    HIST_CUDA_TRY_LAUNCH("private_kernel");
+    hist_status s = hist_launch(a->device, private_kernel, dim3(copies), PRIVATE_THREADS, 0, 0,
+                                "private_kernel", a->samples, hist_samples(p), p->channels,
+                                hist_bins(p->binning), hist_bin_map_of(p->binning), d_private,
+                                a->hist, merge_with_atomics);
+    if (s != HIST_OK)
+        return s;
     /* version 2's merge: one thread per counter sums the copies */
-    return merge_with_atomics ? HIST_OK : day03_sum_partials(d_private, copies, counters, a->hist);
+    return merge_with_atomics ? HIST_OK
+                              : day03_sum_partials(a->device, d_private, copies, counters, a->hist);
 }
 
 static hist_status run_private_atomics(const hist_args *a) {

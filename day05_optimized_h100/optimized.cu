@@ -17,8 +17,8 @@
 
 /** @brief Day 03's merge: one thread per counter sums the partial histograms
  *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
-extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
-                                          uint64_t counters, uint32_t *d_hist);
+extern "C" hist_status day03_sum_partials(const hist_device *dev, const uint32_t *d_partials,
+                                          uint32_t copies, uint64_t counters, uint32_t *d_hist);
 #include "gpu_limits.h"
 
 /** @brief Threads per block: 8 warps. */
@@ -294,7 +294,8 @@ static hist_status run_optimized(const hist_args *a) {
     }
     /* phase 2: one thread per (channel, bin) sums the chunks, the seed's 4-way unrolled loop
        (day 03's merge) */
-    return day03_sum_partials(d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements, a->hist);
+    return day03_sum_partials(a->device, d_partial, (uint32_t)plan.grid_y, (uint64_t)num_elements,
+                              a->hist);
 }
 
 /* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */

@@ -64,15 +64,16 @@ typedef struct breakdown_ctx {
 /** @brief A kernel that does nothing: the timer's own cost. */
 __global__ void empty_kernel() {}
 
+/** @brief Threads of the empty kernel's one block (a warp). */
+#define EMPTY_THREADS 32
+
 /** @brief Queue an empty kernel.
- * @param ctx unused
+ * @param ctx the breakdown_ctx (its device)
  * @return its launch status
  */
 static hist_status launch_empty(void *ctx) {
-    (void)ctx;
-    empty_kernel<<<1, 32>>>();
-    HIST_CUDA_TRY_LAUNCH("empty_kernel");
-    return HIST_OK;
+    const hist_args *a = &((breakdown_ctx *)ctx)->args;
+    return hist_launch(a->device, empty_kernel, dim3(1), EMPTY_THREADS, 0, 0, "empty_kernel");
 }
 
 /** @brief Queue an empty kernel on step 9's grid, launched as step 9 is (cooperatively).
@@ -81,10 +82,9 @@ static hist_status launch_empty(void *ctx) {
  */
 static hist_status launch_empty_small(void *ctx) {
     const hist_args *a = &((breakdown_ctx *)ctx)->args;
-    HIST_CUDA_TRY(cudaLaunchCooperativeKernel(
-        (const void *)empty_kernel, dim3(small_grid(hist_samples(a->problem), a->device->sm_count)),
-        dim3(R6_SMALL_BLOCK), NULL, 0, 0));
-    return HIST_OK;
+    return hist_launch_args(a->device, (const void *)empty_kernel,
+                            dim3(small_grid(hist_samples(a->problem), a->device->sm_count)),
+                            R6_SMALL_BLOCK, 0, 0, 1, NULL, "empty_kernel");
 }
 
 /** @brief Queue the memset, the kernel, or both.
@@ -156,7 +156,7 @@ static hist_status time_phases(const hist_device *dev, hist_gpu *g, breakdown_ct
     if ((s = hist_gpu_time_floor_clean(g, b->warmup, b->reps, &st)) != HIST_OK)
         return s;
     line("floor: read once, clean L2", &st);
-    if ((s = hist_gpu_time_work(dev, launch_empty, NULL, b->warmup, b->reps, &st)) != HIST_OK)
+    if ((s = hist_gpu_time_work(dev, launch_empty, b, b->warmup, b->reps, &st)) != HIST_OK)
         return s;
     line("empty kernel (the timer's own cost)", &st);
     b->zero = 0, b->memset = 1, b->kernel = 0;

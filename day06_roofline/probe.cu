@@ -72,36 +72,35 @@ __global__ void read_kernel(const T *__restrict__ data, size_t n, uint32_t *d_si
 
 /** @brief The atomics probe's launch. */
 typedef struct atomics_probe {
-    int blocks;          /**< one per SM */
-    uint32_t per_thread; /**< atomics per thread */
-    int share;           /**< lanes that draw equal bins */
-    size_t smem;         /**< the histogram's bytes */
-    uint32_t *d_sink;    /**< where the kernel leaves a word */
+    const hist_device *dev; /**< the GPU */
+    int blocks;             /**< one per SM */
+    uint32_t per_thread;    /**< atomics per thread */
+    int share;              /**< lanes that draw equal bins */
+    size_t smem;            /**< the histogram's bytes */
+    uint32_t *d_sink;       /**< where the kernel leaves a word */
 } atomics_probe;
 
 static hist_status launch_atomics(void *ctx) {
     const atomics_probe *a = (const atomics_probe *)ctx;
-    atomics_only_kernel<<<a->blocks, PROBE_THREADS, a->smem>>>(a->per_thread, a->share, a->d_sink);
-    HIST_CUDA_TRY_LAUNCH("atomics_only_kernel");
-    return HIST_OK;
+    return hist_launch(a->dev, atomics_only_kernel, dim3(a->blocks), PROBE_THREADS, a->smem, 0,
+                       "atomics_only_kernel", a->per_thread, a->share, a->d_sink);
 }
 
 /** @brief A read probe's launch. */
 typedef struct read_probe {
-    const uint8_t *d_data; /**< the 512 MiB */
-    size_t bytes;          /**< their size */
-    int blocks;            /**< grid */
-    int threads;           /**< block */
-    uint32_t *d_sink;      /**< never written (the kernel keeps its loads) */
-    int reps;              /**< timed runs (the median is printed) */
+    const hist_device *dev; /**< the GPU */
+    const uint8_t *d_data;  /**< the 512 MiB */
+    size_t bytes;           /**< their size */
+    int blocks;             /**< grid */
+    int threads;            /**< block */
+    uint32_t *d_sink;       /**< never written (the kernel keeps its loads) */
+    int reps;               /**< timed runs (the median is printed) */
 } read_probe;
 
 template <typename T, int UNROLL> static hist_status launch_read(void *ctx) {
     const read_probe *r = (const read_probe *)ctx;
-    read_kernel<T, UNROLL>
-        <<<r->blocks, r->threads>>>((const T *)r->d_data, r->bytes / sizeof(T), r->d_sink);
-    HIST_CUDA_TRY_LAUNCH("read_kernel");
-    return HIST_OK;
+    return hist_launch(r->dev, read_kernel<T, UNROLL>, dim3(r->blocks), r->threads, 0, 0,
+                       "read_kernel", (const T *)r->d_data, r->bytes / sizeof(T), r->d_sink);
 }
 
 /* Time one read configuration with the harness's timer and print it. */
@@ -125,9 +124,8 @@ static hist_status probe(const hist_device *dev, int reps) {
     printf("probe on %s (%d SMs): 512 MiB, medians of %d runs, L2 flushed before each\n", dev->name,
            dev->sm_count, reps);
 
-    atomics_probe a = {dev->sm_count, 0, 1, PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t), d_sink};
-    HIST_CUDA_TRY(cudaFuncSetAttribute(atomics_only_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)a.smem));
+    const size_t smem = PROBE_BINS * PROBE_SLOTS * sizeof(uint32_t); /* hist_launch() allows it */
+    atomics_probe a = {dev, dev->sm_count, 0, 1, smem, d_sink};
     a.per_thread = (uint32_t)(bytes / ((size_t)dev->sm_count * PROBE_THREADS)) & ~3u;
     static const int shares[] = {1, 2, 4, 8, 32};
     for (int k = 0; k < 5; ++k) {
@@ -145,9 +143,9 @@ static hist_status probe(const hist_device *dev, int reps) {
     }
 
     const int full = dev->sm_count * (dev->max_threads_per_sm / 256);
-    const read_probe r256 = {d_data, bytes, full, 256, d_sink, reps};
-    const read_probe r1024 = {d_data, bytes, dev->sm_count, 1024, d_sink, reps};
-    const read_probe waves = {d_data, bytes, 4 * full, 256, d_sink, reps};
+    const read_probe r256 = {dev, d_data, bytes, full, 256, d_sink, reps};
+    const read_probe r1024 = {dev, d_data, bytes, dev->sm_count, 1024, d_sink, reps};
+    const read_probe waves = {dev, d_data, bytes, 4 * full, 256, d_sink, reps};
     hist_status s = HIST_OK;
     if (s == HIST_OK)
         s = time_read<uint4, 4>(dev, r256, "16 B x4, 256 thr, full occupancy:");

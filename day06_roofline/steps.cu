@@ -30,8 +30,8 @@
 
 /** @brief Day 03's merge: one thread per counter sums the partial histograms
  *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
-extern "C" hist_status day03_sum_partials(const uint32_t *d_partials, uint32_t copies,
-                                          uint64_t counters, uint32_t *d_hist);
+extern "C" hist_status day03_sum_partials(const hist_device *dev, const uint32_t *d_partials,
+                                          uint32_t copies, uint64_t counters, uint32_t *d_hist);
 #include "gpu_limits.h"
 #include "plan.cuh"
 #include "roofline.cuh"
@@ -339,7 +339,7 @@ static hist_status launch_roofline(const hist_args *a) {
         HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
     }
     if (MERGE == MERGE_PARTIALS) /* day 03's merge */
-        return day03_sum_partials(d_dest, chunks, hist_counters(p), a->hist);
+        return day03_sum_partials(a->device, d_dest, chunks, hist_counters(p), a->hist);
     return HIST_OK;
 }
 

@@ -33,9 +33,10 @@ typedef struct day07_wait {
     int n_tell;                    /**< how many of them */
 } day07_wait;
 
-hist_status day07_add_histograms(uint32_t *out, const uint32_t *const *hists, int n,
-                                 uint64_t counters, const day07_wait *wait, cudaStream_t stream);
-hist_status day07_signal(uint32_t *flag, uint32_t seq, cudaStream_t stream);
+hist_status day07_add_histograms(const hist_device *dev, uint32_t *out,
+                                 const uint32_t *const *hists, int n, uint64_t counters,
+                                 const day07_wait *wait, cudaStream_t stream);
+hist_status day07_signal(const hist_device *dev, uint32_t *flag, uint32_t seq, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

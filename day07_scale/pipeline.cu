@@ -599,6 +599,7 @@ __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
  *        first says at `wait->tell` that this GPU's count is done, then waits for every input
  *        but `wait->self` to have said so (day07_signal(), or its own sum). Every pointer must
  *        be readable from the current GPU and 16-byte aligned (cudaMalloc's are).
+ * @param dev the current GPU (the launch goes through hist_launch())
  * @param out the sum (may be hists[k])
  * @param hists the histograms, @p n of them (1 .. DAY07_ADD_MAX)
  * @param n how many
@@ -607,9 +608,9 @@ __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
  * @param stream the stream
  * @return HIST_OK, HIST_ERR_USAGE for a bad @p n, or the launch's error
  */
-extern "C" hist_status day07_add_histograms(uint32_t *out, const uint32_t *const *hists, int n,
-                                            uint64_t counters, const day07_wait *wait,
-                                            cudaStream_t stream) {
+extern "C" hist_status day07_add_histograms(const hist_device *dev, uint32_t *out,
+                                            const uint32_t *const *hists, int n, uint64_t counters,
+                                            const day07_wait *wait, cudaStream_t stream) {
     if (n < 1 || n > DAY07_ADD_MAX)
         return hist_fail(HIST_ERR_USAGE, "%d histograms to add: 1 to %d", n, DAY07_ADD_MAX);
     day07_histograms in;
@@ -624,24 +625,22 @@ extern "C" hist_status day07_add_histograms(uint32_t *out, const uint32_t *const
     /* one 16-byte load per thread and histogram: 512 KiB (the main preset) is 128 blocks */
     const uint64_t threads = 256, quads = counters / 4 + counters % 4;
     const uint64_t blocks = quads == 0 ? 1 : (quads + threads - 1) / threads;
-    add_histograms<<<(unsigned)(blocks < 4096 ? blocks : 4096), (unsigned)threads, 0, stream>>>(
-        out, in, counters, w);
-    HIST_CUDA_TRY(cudaGetLastError());
-    return HIST_OK;
+    return hist_launch(dev, add_histograms, dim3((unsigned)(blocks < 4096 ? blocks : 4096)),
+                       (int)threads, 0, stream, "add_histograms", out, in, counters, w);
 }
 
 /**
  * @brief Queue on @p stream: `*flag = seq`, once the stream's earlier work (a count) is done,
  *        its writes visible to another GPU that waits for the flag (day07_add_histograms()).
+ * @param dev the current GPU (the launch goes through hist_launch())
  * @param flag a word the summing GPU waits on (on that GPU, mapped here through CUDA IPC)
  * @param seq the sum's number
  * @param stream the stream the count ran on (or one ordered after it)
  * @return HIST_OK or the launch's error
  */
-extern "C" hist_status day07_signal(uint32_t *flag, uint32_t seq, cudaStream_t stream) {
-    signal_kernel<<<1, 1, 0, stream>>>(flag, seq);
-    HIST_CUDA_TRY(cudaGetLastError());
-    return HIST_OK;
+extern "C" hist_status day07_signal(const hist_device *dev, uint32_t *flag, uint32_t seq,
+                                    cudaStream_t stream) {
+    return hist_launch(dev, signal_kernel, dim3(1), 1, 0, stream, "signal_kernel", flag, seq);
 }
 
 /* Let GPUs 0 .. n-1 read each other's memory (once per process). NCCL, where it ran first, may
@@ -691,8 +690,8 @@ static hist_status peer_all_reduce(int n, uint64_t counters) {
         for (int other = 0; other < n; ++other)
             if (other != g)
                 w.tell[w.n_tell++] = gpus[other].d_flags + g;
-        hist_status s =
-            day07_add_histograms(gpus[g].d_sum, hists, n, counters, &w, gpus[g].streams[0]);
+        hist_status s = day07_add_histograms(&gpus[g].dev, gpus[g].d_sum, hists, n, counters, &w,
+                                             gpus[g].streams[0]);
         if (s != HIST_OK)
             return s;
     }

@@ -196,7 +196,7 @@ hist_status rank_reduce_once(rank_reduce *r) {
            rank counts again before the next barrier, which rank 0 reaches after it. */
         const uint32_t seq = ++r->seq;
         if (r->rank > 0)
-            return day07_signal(r->d_flags + r->rank, seq, r->stream);
+            return day07_signal(r->dev, r->d_flags + r->rank, seq, r->stream);
         if (r->size == 1)
             return HIST_OK;
         day07_wait wait;
@@ -204,7 +204,7 @@ hist_status rank_reduce_once(rank_reduce *r) {
         wait.flags = r->d_flags;
         wait.seq = seq;
         wait.late = r->d_flags + PEERS_MAX;
-        return day07_add_histograms(r->d_hist, r->peer_hist, r->size, r->counters, &wait,
+        return day07_add_histograms(r->dev, r->d_hist, r->peer_hist, r->size, r->counters, &wait,
                                     r->stream);
     }
 #ifdef HIST_HAVE_NCCL

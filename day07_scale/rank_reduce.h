@@ -37,10 +37,11 @@ typedef struct rank_reduce {
     uint32_t *d_hist;  /**< the counts on the GPU; rank 0's: the sum, after NCCL or the peer add */
     uint32_t *hist;    /**< the counts on the host (MPI path) */
     uint32_t *sum;     /**< rank 0: the sum on the host (MPI path) */
-    cudaStream_t stream; /**< the count's stream: the reduce is queued behind the count */
-    void *comm;          /**< NCCL's communicator (ncclComm_t), or NULL */
-    uint32_t *d_flags;   /**< peer path: rank 0's flag words (one per rank, then "late") */
-    uint32_t seq;        /**< peer path: the sums so far (each sum's flags say its number) */
+    cudaStream_t stream;    /**< the count's stream: the reduce is queued behind the count */
+    const hist_device *dev; /**< this rank's GPU (the peer path launches its kernels for it) */
+    void *comm;             /**< NCCL's communicator (ncclComm_t), or NULL */
+    uint32_t *d_flags;      /**< peer path: rank 0's flag words (one per rank, then "late") */
+    uint32_t seq;           /**< peer path: the sums so far (each sum's flags say its number) */
     const uint32_t *peer_hist[PEERS_MAX]; /**< peer path, rank 0: every rank's histogram */
     int peers_open;                       /**< peer path, rank 0: ranks 1 .. this mapped */
 } rank_reduce;

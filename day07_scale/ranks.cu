@@ -224,6 +224,7 @@ static hist_status setup_count(job *j) {
     HIST_CUDA_TRY(cudaEventCreateWithFlags(&j->done, cudaEventDisableTiming));
     HIST_CUDA_TRY(cudaMemcpy(j->d_samples, j->rows.samples, bytes, cudaMemcpyHostToDevice));
     j->red.on_gpu = 1;
+    j->red.dev = &j->dev;
     j->args = (hist_args){p, j->d_samples, j->red.d_hist, ws ? j->d_workspace : NULL, &j->dev, 1};
     return HIST_OK;
 }

@@ -45,8 +45,8 @@ enum probe_target {
  * @param target where they go
  * @param d_sink one word per block, so that nothing is optimised away
  * @par Launch
- * clusters of 1, 2, 4 or 8 blocks (cudaLaunchKernelEx), PROBE_THREADS threads, PROBE_COUNTERS * 4
- * bytes of dynamic shared memory.
+ * clusters of 1, 2, 4 or 8 blocks (hist_launch_cluster_args()), PROBE_THREADS threads,
+ * PROBE_COUNTERS * 4 bytes of dynamic shared memory.
  */
 template <bool USED>
 __global__ void __launch_bounds__(PROBE_THREADS, 1)
@@ -167,43 +167,26 @@ typedef struct probe_launch {
 } probe_launch;
 
 /** @brief The launch of @p l: clusters of l->size blocks, l->blocks of them in all.
- *  @param l the launch @param attr receives the cluster attribute @return the configuration */
-static cudaLaunchConfig_t probe_config(const probe_launch *l, cudaLaunchAttribute *attr) {
-    cudaLaunchConfig_t config = {};
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = l->size;
-    attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
-    config.gridDim = dim3(l->blocks);
-    config.blockDim = dim3(PROBE_THREADS);
-    config.dynamicSmemBytes = PROBE_COUNTERS * sizeof(uint32_t);
-    config.attrs = attr;
-    config.numAttrs = 1;
-    return config;
-}
-
+ *  @param ctx the probe_launch @return HIST_OK or the launch error */
 static hist_status launch_probe(void *ctx) {
     probe_launch *l = (probe_launch *)ctx;
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t config = probe_config(l, &attr);
     void *args[] = {&l->per_thread, &l->mode, &l->d_sink};
-    HIST_CUDA_TRY(cudaLaunchKernelExC(&config, l->kernel, args));
-    HIST_CUDA_TRY_LAUNCH("probe kernel");
-    return HIST_OK;
+    return hist_launch_cluster_args(l->dev, l->kernel, dim3(l->blocks), PROBE_THREADS,
+                                    PROBE_COUNTERS * sizeof(uint32_t), 0, l->size, args,
+                                    "probe kernel");
 }
 
 /* Time a launch in clusters of @p size (as many blocks as can be resident, at most one a SM),
    median of @p reps; l->blocks receives the blocks launched. */
 static hist_status time_probe(probe_launch *l, uint32_t size, uint64_t total, int reps,
                               hist_stats *st) {
-    HIST_CUDA_TRY(cudaFuncSetAttribute(l->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)(PROBE_COUNTERS * sizeof(uint32_t))));
     l->size = size;
     l->blocks = (uint32_t)l->dev->sm_count / size * size;
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t config = probe_config(l, &attr);
     int active = 0;
-    HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(&active, l->kernel, &config));
+    const hist_status s = hist_cluster_occupancy(l->dev, l->kernel, PROBE_THREADS,
+                                                 PROBE_COUNTERS * sizeof(uint32_t), size, &active);
+    if (s != HIST_OK)
+        return s;
     if ((uint32_t)active * size < l->blocks)
         l->blocks = (uint32_t)active * size;
     l->per_thread = (uint32_t)(total / ((uint64_t)l->blocks * PROBE_THREADS));

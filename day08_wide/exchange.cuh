@@ -335,13 +335,9 @@ static hist_status launch_exchange(const hist_args *a, const exchange_plan &x) {
                         "exchange_kernel", &blocks, rows, (uint64_t)p->rows, m, a->hist, partials);
     if (s != HIST_OK)
         return s;
-    const uint32_t clusters = blocks / XCH_CHANNELS;
-    const uint32_t counters = (uint32_t)hist_counters(p), words = counters / 2;
-    const dim3 grid((words + 255) / 256,
-                    (clusters + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
-    sum_partials_kernel<<<grid, 256>>>(partials, clusters, hist_bins(b), counters, a->hist);
-    HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
-    return HIST_OK;
+    /* pass = channel, block = cluster (bins a multiple of 8: whole words) */
+    return sum_partials(a->device, partials, blocks / XCH_CHANNELS, hist_bins(b),
+                        (uint32_t)hist_counters(p), a->hist);
 }
 
 /** @brief Whether step 5b's plan applies to @p p on @p dev.

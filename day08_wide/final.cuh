@@ -277,6 +277,8 @@ __global__ void __launch_bounds__(WIDE_THREADS, 1)
 
 /** @brief Partial sums a thread of sum_partials_kernel() adds up (of 132 on an H100). */
 #define PARTIALS_PER_THREAD 17
+/** @brief Threads per block of sum_partials_kernel(): a word (two counters) each. */
+#define PARTIALS_THREADS 256
 
 /**
  * @brief The output plus every block's partial counters: `out[g] += sum over the blocks that
@@ -305,6 +307,24 @@ __global__ void sum_partials_kernel(const uint32_t *__restrict__ partials, uint3
         atomicAdd(&out[g], lo);
     if (hi && g + 1 < counters)
         atomicAdd(&out[g + 1], hi);
+}
+
+/**
+ * @brief Queue sum_partials_kernel() on the default stream: the output plus every block's packed
+ *        partial counters (the final kernel's and step 5b's second kernel).
+ * @param dev the GPU
+ * @param partials the blocks' packed counters, `[passes][blocks][per_block / 2]` words
+ * @param blocks blocks a pass @param per_block counters a block holds (even) @param counters
+ * counters of the output @param out the output (the wraps' spills in it already)
+ * @return HIST_OK or the launch error
+ */
+static hist_status sum_partials(const hist_device *dev, const uint32_t *partials, uint32_t blocks,
+                                uint32_t per_block, uint32_t counters, uint32_t *out) {
+    const uint32_t words = (counters + 1) / 2; /* a thread a word */
+    const dim3 grid((words + PARTIALS_THREADS - 1) / PARTIALS_THREADS,
+                    (blocks + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
+    return hist_launch(dev, sum_partials_kernel, grid, PARTIALS_THREADS, 0, 0,
+                       "sum_partials_kernel", partials, blocks, per_block, counters, out);
 }
 
 /* Step 5b (exchange.cuh, after this file: it counts with wide_count), the plan for 8 channels. */
@@ -353,12 +373,8 @@ static hist_status run_wide(const hist_args *a) {
                                 wide_map_of(p->binning), w.per_block, a->hist, partials);
     if (s != HIST_OK)
         return s;
-    const uint32_t counters = (uint32_t)hist_counters(p), words = (counters + 1) / 2;
-    const dim3 grid((words + 255) / 256,
-                    (w.blocks + PARTIALS_PER_THREAD - 1) / PARTIALS_PER_THREAD);
-    sum_partials_kernel<<<grid, 256>>>(partials, w.blocks, w.per_block, counters, a->hist);
-    HIST_CUDA_TRY_LAUNCH("sum_partials_kernel");
-    return HIST_OK;
+    return sum_partials(a->device, partials, w.blocks, w.per_block, (uint32_t)hist_counters(p),
+                        a->hist);
 }
 
 #endif /* DAY08_FINAL_CUH */

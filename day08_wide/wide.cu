@@ -41,6 +41,10 @@ namespace cg = cooperative_groups;
 #define WIDE_THREADS 1024
 /** @brief At most this many histogram copies in global memory (step 2). */
 #define MAX_COPIES 32
+/** @brief Threads per block of step 2's sum of the copies. */
+#define SUM_COPIES_THREADS 256
+/** @brief Blocks per SM of step 2's sum of the copies (a grid-stride loop over the counters). */
+#define SUM_COPIES_BLOCKS_PER_SM 4
 
 /* ---- what every step refuses ---- */
 
@@ -178,9 +182,9 @@ static hist_status run_copies(const hist_args *a) {
         if (s != HIST_OK)
             return s;
     }
-    sum_copies_kernel<<<a->device->sm_count * 4, 256>>>(ws, copies, counters, a->hist);
-    HIST_CUDA_TRY_LAUNCH("sum_copies_kernel");
-    return HIST_OK;
+    return hist_launch(a->device, sum_copies_kernel,
+                       dim3(a->device->sm_count * SUM_COPIES_BLOCKS_PER_SM), SUM_COPIES_THREADS, 0,
+                       0, "sum_copies_kernel", ws, copies, counters, a->hist);
 }
 
 /* ---- steps 3 and 4: a slice of the counters in shared memory, one pass per slice ---- */
@@ -471,39 +475,26 @@ static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *d
     return c;
 }
 
-/** @brief Launch @p kernel in clusters of @p c.size blocks, as hist_launch() does otherwise, no
- *  more clusters than can be resident at once; *@p launched (if not NULL) receives the blocks of
- *  the grid's row launched (@p c.blocks, or fewer). */
+/** @brief Launch @p kernel in clusters of @p c.size blocks (hist_launch_cluster()), no more
+ *  clusters than can be resident at once; *@p launched (if not NULL) receives the blocks of the
+ *  grid's row launched (@p c.blocks, or fewer). */
 template <typename... Params, typename... Args>
 static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params...),
                                    const cluster_plan &c, const char *name, uint32_t *launched,
                                    Args... args) {
-    size_t padded = 0;
-    hist_status s =
-        hist_launch_prepare(dev, (const void *)kernel, (int)c.threads, c.smem_bytes, &padded);
-    if (s != HIST_OK)
-        return s;
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = c.size;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.gridDim = dim3(c.blocks, c.passes);
-    config.blockDim = dim3(c.threads);
-    config.dynamicSmemBytes = padded;
-    config.attrs = attr;
-    config.numAttrs = 1;
     /* no more clusters than can be resident at once: a second wave would read its data late */
     int active = 0;
-    HIST_CUDA_TRY(cudaOccupancyMaxActiveClusters(&active, (const void *)kernel, &config));
-    if (active > 0 && (uint32_t)active * c.size < c.blocks)
-        config.gridDim.x = (uint32_t)active * c.size;
+    hist_status s = hist_cluster_occupancy(dev, (const void *)kernel, (int)c.threads, c.smem_bytes,
+                                           c.size, &active);
+    if (s != HIST_OK)
+        return s;
+    uint32_t blocks = c.blocks;
+    if (active > 0 && (uint32_t)active * c.size < blocks)
+        blocks = (uint32_t)active * c.size;
     if (launched)
-        *launched = config.gridDim.x;
-    HIST_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args...));
-    HIST_CUDA_TRY_LAUNCH(name);
-    return HIST_OK;
+        *launched = blocks;
+    return hist_launch_cluster(dev, kernel, dim3(blocks, c.passes), (int)c.threads, c.smem_bytes, 0,
+                               c.size, name, args...);
 }
 
 template <uint32_t SIZE>
