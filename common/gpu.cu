@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda/ptx>
+
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
@@ -563,11 +565,9 @@ extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_im
  * @param ns nanoseconds to spin
  */
 __global__ void spin_kernel(unsigned long long ns) {
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < ns);
+    const uint64_t t0 = cuda::ptx::get_sreg_globaltimer();
+    while (cuda::ptx::get_sreg_globaltimer() - t0 < ns) {
+    }
 }
 
 extern "C" hist_status hist_gpu_time_spin(const hist_device *dev, double sleep_us,

@@ -32,6 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda/atomic>
+#include <cuda/ptx>
+
 #include "add.h"
 #include "cuda_check.h"
 #include "device.cuh"
@@ -519,6 +522,14 @@ typedef struct day07_histograms {
     int n;                               /**< how many */
 } day07_histograms;
 
+/** @brief A word that other GPUs read or write (a flag), as an atomic at system scope.
+ *  @tparam T uint32_t, or const uint32_t for a word only read here
+ *  @param p the word @return its atomic reference */
+template <typename T>
+__device__ __forceinline__ cuda::atomic_ref<T, cuda::thread_scope_system> system_word(T *p) {
+    return cuda::atomic_ref<T, cuda::thread_scope_system>(*p);
+}
+
 /** @brief Thread 0 of each block: say at every `w.tell` word that this GPU's count is done
  *  (release at system scope: the count's writes are seen by whoever acquires the word; every
  *  block says it, so that no block waits on one that has not started), then wait until every
@@ -530,30 +541,23 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
     __shared__ int ok;
     if (threadIdx.x == 0) {
         for (int t = 0; t < w.n_tell; ++t)
-            asm volatile("st.release.sys.global.u32 [%0], %1;"
-                         :
-                         : "l"(w.tell[t]), "r"(w.seq)
-                         : "memory");
+            system_word(w.tell[t]).store(w.seq, cuda::memory_order_release);
         ok = 1;
-        uint64_t start, now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+        const uint64_t start = cuda::ptx::get_sreg_globaltimer();
         for (int g = 0; g < n && ok; ++g)
             while (g != w.self) {
-                uint32_t v;
-                asm volatile("ld.relaxed.sys.global.u32 %0, [%1];"
-                             : "=r"(v)
-                             : "l"(w.flags + g)
-                             : "memory");
+                /* the flag's GPU writes it: polled with relaxed loads */
+                const uint32_t v = system_word(w.flags + g).load(cuda::memory_order_relaxed);
                 if ((int32_t)(v - w.seq) >= 0)
                     break;
-                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-                if (now - start > 10000000000ull) { /* a peer that never says: no hang */
+                /* 10 s: a peer that never says makes no hang */
+                if (cuda::ptx::get_sreg_globaltimer() - start > 10000000000ull) {
                     atomicExch(w.late, (uint32_t)g);
                     ok = 0;
                     break;
                 }
             }
-        asm volatile("fence.acq_rel.sys;" ::: "memory");
+        cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_system);
     }
     __syncthreads();
     return ok;
@@ -590,7 +594,7 @@ __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t coun
  *  made before (the count's histogram) is seen by whoever reads the flag with acquire.
  *  @param flag the word (on the summing GPU) @param seq the sum's number */
 __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
-    asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(flag), "r"(seq) : "memory");
+    system_word(flag).store(seq, cuda::memory_order_release);
 }
 
 /**

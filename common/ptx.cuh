@@ -1,0 +1,160 @@
+/**
+ * @file ptx.cuh
+ * @brief The PTX the CUDA toolkit does not wrap: the one header of inline assembly the lessons
+ *        may use.
+ *
+ * Everything else a kernel needs below CUDA C++ comes from the toolkit (CCCL 3.0, CUDA 13.0):
+ * `cuda::ptx::get_sreg_globaltimer()` for `%globaltimer`; `cuda::atomic_ref<T,
+ * cuda::thread_scope_...>` (fetch_add, load, store with a memory order) and
+ * `cuda::atomic_thread_fence()` for `atom`/`ld`/`st` with `.relaxed`/`.acquire`/`.release` and
+ * `fence`; `cuda::ptx::ld_nc_L2_128B(cuda::ptx::space_global, p)` for `ld.global.nc.L2::128B`;
+ * `cuda::ptx::st_async`, `cuda::ptx::mbarrier_*`, `cuda::ptx::fence_sync_restrict`,
+ * `cuda::ptx::fence_mbarrier_init` and `cuda::ptx::barrier_cluster_*` (the unaligned forms) for a
+ * cluster's exchange (the headers under `cuda/__ptx/instructions/generated/`). A helper here is
+ * for an instruction CCCL 3.0 has no function for; where a later toolkit has one, use it then.
+ *
+ * Each helper names the section of the PTX ISA it follows by its title and its anchor in
+ * https://docs.nvidia.com/cuda/parallel-thread-execution/ (section numbers move between ISA
+ * versions; the anchors do not), the PTX ISA version and the architecture it needs, and the
+ * toolkit that has that PTX ISA. The course builds for sm_75 and newer (`make archs`): a helper
+ * that needs more is guarded by `__CUDA_ARCH__` and says what it does below it.
+ */
+#ifndef HIST_PTX_CUH
+#define HIST_PTX_CUH
+
+#include <stdint.h>
+
+/**
+ * @brief Bring the cache line that holds @p p into L2 (`prefetch.global.L2`): a hint, no result.
+ *
+ * PTX ISA "Data Movement and Conversion Instructions: prefetch, prefetchu"
+ * (#data-movement-and-conversion-instructions-prefetch-prefetchu). PTX ISA 2.0, sm_20: every
+ * GPU and toolkit the course supports. (CCCL 3.0 has no wrapper; later CCCL releases document
+ * `cuda::ptx::prefetch_L2()`.)
+ * @param p a global address
+ */
+__device__ __forceinline__ void hist_ptx_prefetch_global_L2(const void *p) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/**
+ * @brief Ask for @p bytes of global memory from @p p to be brought into L2 in the background
+ *        (`cp.async.bulk.prefetch.L2.global`): a hint, no result, nothing to wait for.
+ *
+ * PTX ISA "Data Movement and Conversion Instructions: cp.async.bulk.prefetch"
+ * (#data-movement-and-conversion-instructions-cp-async-bulk-prefetch). PTX ISA 8.0, sm_90 (CUDA
+ * 12.0 or newer). @p p and @p bytes must be multiples of 16. Below sm_90 it does nothing (a
+ * kernel that relies on it refuses those GPUs in its unsupported()). (CCCL 3.0 has no wrapper;
+ * later CCCL releases document `cuda::ptx::cp_async_bulk_prefetch()`.)
+ * @param p a global address, 16-byte aligned
+ * @param bytes how many bytes, a multiple of 16
+ */
+__device__ __forceinline__ void hist_ptx_bulk_prefetch_L2(const void *p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+/**
+ * @brief `atomicAdd()` on a word of shared memory named by its 32-bit shared address
+ *        (`__cvta_generic_to_shared()`): `atom.shared.add.u32`, no conversion from a generic
+ *        address in the loop (day 08's packed counters, whose addresses are computed as such).
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: atom"
+ * (#parallel-synchronization-and-communication-instructions-atom), `.shared` state space with a
+ * 32-bit address. PTX ISA 1.1 (`atom`; on `.shared`: sm_12 or newer): every GPU and toolkit the
+ * course supports. Relaxed at CTA scope, as `atomicAdd()`.
+ * @param addr the word's shared-memory address
+ * @param inc what to add
+ * @return the word before the add
+ */
+__device__ __forceinline__ uint32_t hist_ptx_shared_add(uint32_t addr, uint32_t inc) {
+    uint32_t old;
+    asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(addr), "r"(inc) : "memory");
+    return old;
+}
+
+/**
+ * @brief Wait at named barrier @p BARRIER until @p THREADS threads of the block have arrived
+ *        (`bar.sync BARRIER, THREADS`): a `__syncthreads()` for part of a block (day 06's step 9:
+ *        its counting threads without the gatekeeper warp). Barrier 0 is `__syncthreads()`'s.
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: bar, barrier"
+ * (#parallel-synchronization-and-communication-instructions-bar-barrier). PTX ISA 2.0 (a thread
+ * count), sm_20: every GPU and toolkit the course supports. `bar.sync` is `barrier.sync.aligned`:
+ * every thread of a warp executes the same one. (The toolkit's `__barrier_sync_count()` is the
+ * unaligned `barrier.sync`.)
+ * @tparam BARRIER the barrier, 1 to 15
+ * @tparam THREADS the threads that meet there, a multiple of 32
+ */
+template <unsigned BARRIER, unsigned THREADS> __device__ __forceinline__ void hist_ptx_bar_sync() {
+    static_assert(BARRIER >= 1 && BARRIER <= 15, "named barriers are 1 to 15 (0: __syncthreads)");
+    static_assert(THREADS % 32 == 0, "a named barrier's thread count is whole warps");
+    asm volatile("bar.sync %0, %1;" ::"n"(BARRIER), "n"(THREADS) : "memory");
+}
+
+/**
+ * @brief The shared::cluster address of shared address @p addr of this block in block @p rank
+ *        of the cluster (`mapa.shared::cluster.u32`): where `st.async` (`cuda::ptx::st_async`)
+ *        and remote `mbarrier` operations reach another block's shared memory.
+ *
+ * PTX ISA "Data Movement and Conversion Instructions: mapa"
+ * (#data-movement-and-conversion-instructions-mapa). PTX ISA 7.8, sm_90 (CUDA 11.8 or newer).
+ * Below sm_90 it traps (a kernel that uses clusters refuses those GPUs in its unsupported()).
+ * (CCCL 3.0 has no wrapper; `cooperative_groups::cluster_group::map_shared_rank()` maps a
+ * generic pointer instead.)
+ * @param addr a shared address of this block (`__cvta_generic_to_shared()`)
+ * @param rank a block of the cluster
+ * @return its shared::cluster address
+ */
+__device__ __forceinline__ uint32_t hist_ptx_mapa(uint32_t addr, uint32_t rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+#else
+    (void)addr, (void)rank;
+    __trap();
+    return 0;
+#endif
+}
+
+/**
+ * @brief Arrive at the cluster barrier without a fence of its own
+ *        (`barrier.cluster.arrive.relaxed.aligned`): the caller orders what it must with a fence
+ *        first (day 08's step 5b: `cuda::ptx::fence_sync_restrict` on shared memory only).
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: barrier.cluster"
+ * (#parallel-synchronization-and-communication-instructions-barrier-cluster). PTX ISA 8.0 (the
+ * `.relaxed` qualifier), sm_90 (CUDA 12.0 or newer). `.aligned`: every thread of a warp executes
+ * the same one. (CCCL 3.0's `cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed)` is the
+ * unaligned form.) Below sm_90 it traps.
+ */
+__device__ __forceinline__ void hist_ptx_cluster_arrive_relaxed_aligned() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+/**
+ * @brief Wait until every thread of the cluster has arrived at the cluster barrier
+ *        (`barrier.cluster.wait.aligned`; acquire at cluster scope).
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: barrier.cluster"
+ * (#parallel-synchronization-and-communication-instructions-barrier-cluster). PTX ISA 7.8, sm_90
+ * (CUDA 11.8 or newer). `.aligned`: every thread of a warp executes the same one. (CCCL 3.0's
+ * `cuda::ptx::barrier_cluster_wait()` is the unaligned form.) Below sm_90 it traps.
+ */
+__device__ __forceinline__ void hist_ptx_cluster_wait_aligned() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+#endif /* HIST_PTX_CUH */
