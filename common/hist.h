@@ -244,6 +244,15 @@ typedef struct hist_args {
     uint32_t block_cap;
 } hist_args;
 
+/** @brief Storage for each thread: `thread_local` in C++ (CUDA) sources, C11's `_Thread_local`
+ *  in C, so that a C file of the harness (common/status.c) compiles as either unchanged (day
+ *  06's hand-in files bundle it into a CUDA source). */
+#ifdef __cplusplus
+#define HIST_THREAD_LOCAL thread_local
+#else
+#define HIST_THREAD_LOCAL _Thread_local
+#endif
+
 /** @brief `extern "C"` in C++ (CUDA) sources, `extern` in C: registries have C linkage. */
 #ifdef __cplusplus
 #define HIST_EXTERN_C extern "C"

@@ -13,7 +13,7 @@ size_t hist_impl_workspace(const hist_impl *impl, const hist_problem *p, const h
 }
 
 const char *hist_not_written(const hist_impl *impl) {
-    static _Thread_local char message[2048]; /* a per-thread message, as hist_last_error()'s */
+    static HIST_THREAD_LOCAL char message[2048]; /* a per-thread message, as hist_last_error()'s */
     const size_t n = strlen(impl->name);
     size_t used = 0;
     for (size_t i = 0; i < hist_todo_count; ++i)

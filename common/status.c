@@ -7,7 +7,7 @@
 
 #include "hist.h"
 
-static _Thread_local char last_error[512];
+static HIST_THREAD_LOCAL char last_error[512];
 
 const char *hist_last_error(void) {
     return last_error;

@@ -2,10 +2,11 @@
 # gpumode.sh OUT: write day 06's step 9 as a submission to GPU MODE's histogram_v2 problem
 # (`make gpumode`): a Python file whose custom_kernel((input, output)) fills the int64[256] output
 # with the counts of the uint8 input and returns it. The CUDA is the course's own small.cuh,
-# pasted whole (small_kernel with 64-bit counters), and a launcher that per call reads two
-# pointers and a size and makes one cooperative launch: no allocation, no attribute setting, no
-# other launch (the SM count is read once, on the first call). Compiled by PyTorch's load_inline
-# when the file is imported. Nothing is retyped: a change to the kernel is in the next file.
+# whole (tools/build/bundle.py; small_kernel with 64-bit counters), and a launcher that per call
+# reads two pointers and a size and makes one cooperative launch: no allocation, no attribute
+# setting, no other launch (the SM count is read once, on the first call). Compiled by PyTorch's
+# load_inline when the file is imported. Nothing is retyped: a change to the kernel is in the
+# next file.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: day06_roofline/gpumode.sh OUT.py" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -27,8 +28,8 @@ CUDA_SOURCE = r'''
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime.h>
 HEAD
-    printf '\n// ---- day06_roofline/small.cuh ----\n'
-    sed -e '/^#include "/d' "$root/day06_roofline/small.cuh"
+    echo
+    python3 "$root/tools/build/bundle.py" day06_roofline/small.cuh
     cat <<'TAIL'
 
 // ---- the launcher: one cooperative launch per call ----

@@ -5,11 +5,11 @@
 #     torch::Tensor histogram_kernel(torch::Tensor data, int num_bins)
 #
 # (uint8 [length, channels] in on the GPU, int32 [channels, num_bins] out, allocated and zeroed
-# inside; values >= num_bins are not counted). The file is the course's own sources, pasted whole
-# in include order (common/hist.h, common/status.c, common/cuda_check.h, common/gpu_limits.h,
-# common/device.cuh, day06_roofline's roofline.cuh, small.cuh, plan.cuh, plan.cu and final.cu) with their
-# #include "..." lines dropped, then a short PyTorch entry
-# point. Nothing is retyped: a change to the kernel is in the next `make submission`.
+# inside; values >= num_bins are not counted). The file is the course's own sources, whole:
+# common/status.c, day06_roofline/plan.cu and final.cu bundled by tools/build/bundle.py (each
+# local header in place of its first #include: common/hist.h, cuda_check.h, gpu_limits.h,
+# device.cuh, day06_roofline's plan.cuh, roofline.cuh and small.cuh), then a short PyTorch entry
+# point. Nothing is retyped or rewritten: a change to the kernel is in the next `make submission`.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: day06_roofline/submission.sh OUT.cu" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -31,13 +31,8 @@ trap 'rm -f "$tmp"' EXIT
 #include <stdarg.h>
 #include <stdio.h>
 HEAD
-    for f in common/hist.h common/status.c common/cuda_check.h common/gpu_limits.h common/device.cuh \
-        day06_roofline/roofline.cuh day06_roofline/small.cuh day06_roofline/plan.cuh day06_roofline/plan.cu \
-        day06_roofline/final.cu; do
-        printf '\n// ---- %s ----\n' "$f"
-        # local includes are the files pasted above; C11's _Thread_local is C++'s thread_local
-        sed -e '/^#include "/d' -e 's/\b_Thread_local\b/thread_local/' "$root/$f"
-    done
+    echo
+    python3 "$root/tools/build/bundle.py" common/status.c day06_roofline/plan.cu day06_roofline/final.cu
     cat <<'TAIL'
 
 // ---- the PyTorch entry point ----
