@@ -36,6 +36,18 @@ SAME_VALUE_RENAMES = [
      "hist_input_bytes(p) == hist_samples(p) for 8-bit samples (hist.h)"),
 ]
 
+#: Commits whose change to a measured source touched no code that a measurement runs:
+#: (path, commit, why). A source that changed since a measurement only in these commits' own
+#: diffs is the same code for it (it is compared interval by interval, each such commit skipped).
+UNTIMED_CHANGES = [
+    ("common/gpu.cu", "0ca637c",
+     "hist_gpu_run_offset() passes the tests' block cap to the implementation: a test's run, "
+     "never a timed one"),
+    ("common/gpu.cu", "84403e5",
+     "spin_kernel() reads %globaltimer through cuda::ptx::get_sreg_globaltimer() instead of "
+     "inline asm: the same SASS (cuobjdump), in a kernel no table times"),
+]
+
 _diffs = {}
 counts = {"tables": 0, "stale": 0}
 
@@ -140,17 +152,33 @@ def _name_at(commit, path):
 def _same_code(commit, path):
     """Whether PATH differs from its version at COMMIT only in whitespace, line breaks and comments
     (as `make format` or a documentation change leaves it), in registry fields that restate a
-    default (_DEFAULT_FIELDS), or by a rename of SAME_VALUE_RENAMES:
-    the same code, so no measurement of it goes stale."""
-    old = _git("show", f"{commit}:{_name_at(commit, path)}")
-    if old.returncode != 0 or not os.path.exists(path):
+    default (_DEFAULT_FIELDS), by a rename of SAME_VALUE_RENAMES, or in the changes of
+    UNTIMED_CHANGES' commits since: the same code, so no measurement of it goes stale."""
+    if not os.path.exists(path):
         return False
     with open(path) as f:
         now = f.read()
-    old_code, new_code = _code_of(old.stdout), _code_of(now)
+    versions = [commit]  # the intervals to compare: COMMIT .. the first skipped commit's parent ..
+    for p, skipped, _ in UNTIMED_CHANGES:
+        if p == path and _git("merge-base", "--is-ancestor", commit, skipped).returncode == 0:
+            versions += [f"{skipped}^", skipped]
+    texts = []
+    for rev in versions:
+        old = _git("show", f"{rev}:{_name_at(rev, path)}")
+        if old.returncode != 0:
+            return False
+        texts.append(old.stdout)
+    texts.append(now)
+    # pairs (COMMIT, skipped^), (skipped, next skipped^), ..., (last skipped, the working tree)
+    return all(_same_text(texts[i], texts[i + 1], path) for i in range(0, len(texts), 2))
+
+
+def _same_text(old, now, path):
+    """Whether two versions of PATH are the same code (see _same_code())."""
+    old_code, new_code = _code_of(old), _code_of(now)
     if _without_default_fields(old_code) == _without_default_fields(new_code):
         return True
-    return old_code == new_code or _renamed_only(_strip(old.stdout), _strip(now), path)
+    return old_code == new_code or _renamed_only(_strip(old), _strip(now), path)
 
 
 def _strip(text):
