@@ -14,12 +14,12 @@
 
 #include "cuda_check.h"
 #include "device.cuh"
+#include "gpu_limits.h"
 
 /** @brief Day 03's merge: one thread per counter sums the partial histograms
  *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
 extern "C" hist_status day03_sum_partials(const hist_device *dev, const uint32_t *d_partials,
                                           uint32_t copies, uint64_t counters, uint32_t *d_hist);
-#include "gpu_limits.h"
 
 /** @brief Threads per block: 8 warps. */
 #define D05_THREADS 256
