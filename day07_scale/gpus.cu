@@ -237,7 +237,7 @@ static hist_status measure(bench *b, FILE *csv) {
  * @return 0, 1 on a mismatch, 2 on a usage error, 3 on another failure
  */
 int main(int argc, char **argv) {
-    static bench b;
+    bench b = {}; /* zeroed: every field starts empty */
     int max = GPUS_MAX;
     const hist_extra_option extra[] = {
         {.name = "max",

@@ -79,52 +79,60 @@ typedef struct gpu_state {
     uint32_t *d_flags; /**< the peer add's: a word per GPU ("counted sum k"), then "late" */
 } gpu_state;
 
-static gpu_state gpus[PIPE_MAX_GPUS];
-static int gpus_made;      /* how many of gpus[] hold streams and events */
-static int peers_enabled;  /* GPUs 0 .. peers_enabled-1 read each other's memory */
-static uint32_t peer_sums; /* the peer adds so far (each one's flags say its number) */
+/** @brief What the process keeps between calls: each GPU's streams, events and buffers, the peer
+ *  access between the GPUs and the NCCL communicator (docs/LESSON_CONTRACT.md, "State a lesson
+ *  keeps", says why they outlive a call). */
+typedef struct pipe_kept {
+    gpu_state gpus[PIPE_MAX_GPUS]; /**< GPUs 0 .. gpus_made-1 */
+    int gpus_made;                 /**< how many of gpus[] hold streams and events */
+    int peers_enabled;             /**< GPUs 0 .. peers_enabled-1 read each other's memory */
+    uint32_t peer_sums;            /**< the peer adds so far (each one's flags say its number) */
 #ifdef HIST_HAVE_NCCL
-static ncclComm_t comms[PIPE_MAX_GPUS];
-static int comm_count; /* GPUs of the communicator (0: none yet) */
+    ncclComm_t comms[PIPE_MAX_GPUS]; /**< the communicator: one per GPU */
+    int comm_count;                  /**< GPUs of the communicator (0: none yet) */
 #endif
+} pipe_kept;
+
+/** @brief The one state of this lesson that outlives a call. */
+static pipe_kept kept;
 
 /* Everything kept, released when the program ends. */
 static void release_all(void) {
 #ifdef HIST_HAVE_NCCL
-    for (int i = 0; i < comm_count; ++i)
-        ncclCommDestroy(comms[i]);
-    comm_count = 0;
+    for (int i = 0; i < kept.comm_count; ++i)
+        ncclCommDestroy(kept.comms[i]);
+    kept.comm_count = 0;
 #endif
-    for (int i = 0; i < gpus_made; ++i) {
-        cudaSetDevice(gpus[i].dev.ordinal);
+    for (int i = 0; i < kept.gpus_made; ++i) {
+        cudaSetDevice(kept.gpus[i].dev.ordinal);
         for (int s = 0; s < PIPE_STREAMS; ++s)
-            cudaStreamDestroy(gpus[i].streams[s]);
+            cudaStreamDestroy(kept.gpus[i].streams[s]);
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
-            cudaEventDestroy(gpus[i].events[e]);
-        cudaFree(gpus[i].d_flags);
-        cudaFree(gpus[i].d_in);
-        cudaFree(gpus[i].d_hist);
-        cudaFree(gpus[i].d_sum);
+            cudaEventDestroy(kept.gpus[i].events[e]);
+        cudaFree(kept.gpus[i].d_flags);
+        cudaFree(kept.gpus[i].d_in);
+        cudaFree(kept.gpus[i].d_hist);
+        cudaFree(kept.gpus[i].d_sum);
     }
-    gpus_made = 0;
+    kept.gpus_made = 0;
 }
 
 /* Make GPUs 0 .. n-1 usable (streams, events, their properties, each emulated as the caller's
    GPU is); the current device is kept. */
 static hist_status make_gpus(int n, const hist_emulation *emulation) {
-    if (gpus_made >= n)
+    if (kept.gpus_made >= n)
         return HIST_OK;
-    if (gpus_made == 0)
+    if (kept.gpus_made == 0)
         atexit(release_all);
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
-    for (; gpus_made < n; ++gpus_made) {
-        gpu_state *g = &gpus[gpus_made];
+    for (; kept.gpus_made < n; ++kept.gpus_made) {
+        gpu_state *g = &kept.gpus[kept.gpus_made];
         memset(g, 0, sizeof *g);
-        hist_status s = hist_device_read(gpus_made, emulation, &g->dev);
+        hist_status s = hist_device_read(kept.gpus_made, emulation, &g->dev);
         if (s != HIST_OK)
             return s;
-        HIST_CUDA_TRY(cudaSetDevice(gpus_made));
+        HIST_CUDA_TRY(cudaSetDevice(kept.gpus_made));
         for (int s = 0; s < PIPE_STREAMS; ++s)
             HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
@@ -178,7 +186,7 @@ static hist_status run_pipeline(const hist_args *a, enqueue_fn enqueue) {
     HIST_CUDA_TRY(cudaGetDevice(&caller));
     HIST_CUDA_TRY(cudaSetDevice(a->device->ordinal));
     hist_status s = make_gpus(a->device->ordinal + 1, &a->device->emulation);
-    gpu_state *g = &gpus[a->device->ordinal];
+    gpu_state *g = &kept.gpus[a->device->ordinal];
     if (s == HIST_OK)
         s = enqueue(g, a->problem, a->samples);
     if (s == HIST_OK && (cudaMemcpyAsync(a->hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost,
@@ -418,17 +426,17 @@ static hist_status run_copy_stream(const hist_args *a) {
 #ifdef HIST_HAVE_NCCL
 /* One communicator for GPUs 0 .. n-1 of this process (made again if n changed). */
 static hist_status make_comms(int n) {
-    if (comm_count == n)
+    if (kept.comm_count == n)
         return HIST_OK;
-    for (int i = 0; i < comm_count; ++i)
-        ncclCommDestroy(comms[i]);
-    comm_count = 0;
+    for (int i = 0; i < kept.comm_count; ++i)
+        ncclCommDestroy(kept.comms[i]);
+    kept.comm_count = 0;
     setenv("NCCL_NVLS_ENABLE", "0", 0); /* no NVLink multicast (common/README: GPU machines) */
-    const ncclResult_t r = ncclCommInitAll(comms, n, NULL);
+    const ncclResult_t r = ncclCommInitAll(kept.comms, n, NULL);
     if (r != ncclSuccess)
         return hist_fail(HIST_ERR_CUDA, "ncclCommInitAll over %d GPUs: %s", n,
                          ncclGetErrorString(r));
-    comm_count = n;
+    kept.comm_count = n;
     return HIST_OK;
 }
 
@@ -437,8 +445,8 @@ static hist_status make_comms(int n) {
 static hist_status all_reduce(int n, uint64_t counters) {
     ncclResult_t r = ncclGroupStart();
     for (int i = 0; i < n && r == ncclSuccess; ++i)
-        r = ncclAllReduce(gpus[i].d_hist, gpus[i].d_hist, (size_t)counters, ncclUint32, ncclSum,
-                          comms[i], gpus[i].streams[0]);
+        r = ncclAllReduce(kept.gpus[i].d_hist, kept.gpus[i].d_hist, (size_t)counters, ncclUint32,
+                          ncclSum, kept.comms[i], kept.gpus[i].streams[0]);
     const ncclResult_t end = ncclGroupEnd();
     if (r == ncclSuccess)
         r = end;
@@ -457,11 +465,11 @@ static hist_status copy_back_and_wait(int n, const uint32_t *d_result, uint64_t 
     if (s == HIST_OK && h_hist &&
         (cudaSetDevice(0) != cudaSuccess ||
          cudaMemcpyAsync(h_hist, d_result, counters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                         gpus[0].streams[0]) != cudaSuccess))
+                         kept.gpus[0].streams[0]) != cudaSuccess))
         s = hist_fail(HIST_ERR_CUDA, "copying the histogram back: %s",
                       cudaGetErrorString(cudaGetLastError()));
     for (int i = 0; i < n; ++i)
-        if (cudaSetDevice(i) != cudaSuccess || cudaStreamSynchronize(gpus[i].streams[0]))
+        if (cudaSetDevice(i) != cudaSuccess || cudaStreamSynchronize(kept.gpus[i].streams[0]))
             if (s == HIST_OK)
                 s = hist_fail(HIST_ERR_CUDA, "GPU %d: %s", i,
                               cudaGetErrorString(cudaGetLastError()));
@@ -503,11 +511,11 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
         if (cudaSetDevice(i) != cudaSuccess)
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
         else
-            s = enqueue_copy_stream(&gpus[i], &share, a->samples + first * p->channels);
+            s = enqueue_copy_stream(&kept.gpus[i], &share, a->samples + first * p->channels);
     }
     if (s == HIST_OK)
         s = all_reduce(n, counters);
-    s = copy_back_and_wait(n, gpus[0].d_hist, counters, a->hist, s);
+    s = copy_back_and_wait(n, kept.gpus[0].d_hist, counters, a->hist, s);
     cudaSetDevice(caller);
     return s;
 #endif
@@ -650,10 +658,10 @@ extern "C" hist_status day07_signal(const hist_device *dev, uint32_t *flag, uint
 /* Let GPUs 0 .. n-1 read each other's memory (once per process). NCCL, where it ran first, may
    have enabled some pairs already: cudaErrorPeerAccessAlreadyEnabled is then no error. */
 static hist_status enable_peers(int n) {
-    for (int i = 0; i < n && peers_enabled < n; ++i) {
+    for (int i = 0; i < n && kept.peers_enabled < n; ++i) {
         HIST_CUDA_TRY(cudaSetDevice(i));
         for (int j = 0; j < n; ++j) {
-            if (j == i || (i < peers_enabled && j < peers_enabled))
+            if (j == i || (i < kept.peers_enabled && j < kept.peers_enabled))
                 continue;
             int can = 0;
             HIST_CUDA_TRY(cudaDeviceCanAccessPeer(&can, i, j));
@@ -669,8 +677,8 @@ static hist_status enable_peers(int n) {
                 HIST_CUDA_TRY(e);
         }
     }
-    if (n > peers_enabled)
-        peers_enabled = n;
+    if (n > kept.peers_enabled)
+        kept.peers_enabled = n;
     return HIST_OK;
 }
 
@@ -681,21 +689,21 @@ static hist_status enable_peers(int n) {
 static hist_status peer_all_reduce(int n, uint64_t counters) {
     const uint32_t *hists[PIPE_MAX_GPUS];
     for (int g = 0; g < n; ++g)
-        hists[g] = gpus[g].d_hist;
-    const uint32_t seq = ++peer_sums;
+        hists[g] = kept.gpus[g].d_hist;
+    const uint32_t seq = ++kept.peer_sums;
     for (int g = 0; g < n; ++g) {
         HIST_CUDA_TRY(cudaSetDevice(g));
         day07_wait w;
         memset(&w, 0, sizeof w);
-        w.flags = gpus[g].d_flags;
+        w.flags = kept.gpus[g].d_flags;
         w.self = g;
         w.seq = seq;
-        w.late = gpus[g].d_flags + DAY07_ADD_MAX;
+        w.late = kept.gpus[g].d_flags + DAY07_ADD_MAX;
         for (int other = 0; other < n; ++other)
             if (other != g)
-                w.tell[w.n_tell++] = gpus[other].d_flags + g;
-        hist_status s = day07_add_histograms(&gpus[g].dev, gpus[g].d_sum, hists, n, counters, &w,
-                                             gpus[g].streams[0]);
+                w.tell[w.n_tell++] = kept.gpus[other].d_flags + g;
+        hist_status s = day07_add_histograms(&kept.gpus[g].dev, kept.gpus[g].d_sum, hists, n,
+                                             counters, &w, kept.gpus[g].streams[0]);
         if (s != HIST_OK)
             return s;
     }
@@ -743,23 +751,23 @@ extern "C" hist_status day07_gpus_resident(const hist_device *first, int n,
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
             break;
         }
-        s = ensure_buffers(&gpus[i], 16, hist_bytes);
+        s = ensure_buffers(&kept.gpus[i], 16, hist_bytes);
         if (s == HIST_OK && peer)
-            s = grow((void **)&gpus[i].d_sum, &gpus[i].sum_bytes, hist_bytes);
-        const hist_args on_gpu = {p, d_samples[i], gpus[i].d_hist, NULL, &gpus[i].dev, 1};
+            s = grow((void **)&kept.gpus[i].d_sum, &kept.gpus[i].sum_bytes, hist_bytes);
+        const hist_args on_gpu = {p, d_samples[i], kept.gpus[i].d_hist, NULL, &kept.gpus[i].dev, 1};
         uint32_t blocks;
         if (s == HIST_OK)
-            s = day06_final_launch(&on_gpu, 1, gpus[i].streams[0], &blocks);
+            s = day06_final_launch(&on_gpu, 1, kept.gpus[i].streams[0], &blocks);
     }
     if (peer) {
         if (s == HIST_OK)
             s = peer_all_reduce(n, counters);
-        s = copy_back_and_wait(n, gpus[0].d_sum, counters, h_hist, s);
+        s = copy_back_and_wait(n, kept.gpus[0].d_sum, counters, h_hist, s);
     } else {
 #ifdef HIST_HAVE_NCCL
         if (s == HIST_OK)
             s = all_reduce(n, counters);
-        s = copy_back_and_wait(n, gpus[0].d_hist, counters, h_hist, s);
+        s = copy_back_and_wait(n, kept.gpus[0].d_hist, counters, h_hist, s);
 #endif
     }
     cudaSetDevice(caller);

@@ -141,8 +141,8 @@ static hist_status setup_nccl(rank_reduce *r) {
 /* Rank 0 makes its flag words (zeroed) and sends their IPC handle; every other rank maps them
    and sends its histogram's handle; rank 0 maps those. */
 static hist_status setup_peer(rank_reduce *r) {
-    static cudaIpcMemHandle_t hists[PEERS_MAX];
-    cudaIpcMemHandle_t flags, mine;
+    cudaIpcMemHandle_t hists[PEERS_MAX], flags, mine;
+    memset(hists, 0, sizeof hists);
     memset(&flags, 0, sizeof flags);
     memset(&mine, 0, sizeof mine);
     hist_status s = HIST_OK;

@@ -462,7 +462,7 @@ static hist_status run(job *j, int argc, char **argv) {
  */
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    static job j;
+    job j = {}; /* zeroed: every field starts empty */
     j.at.gpu = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
