@@ -306,7 +306,8 @@ typedef struct hist_impl {
     const char *summary;     /**< one line: what this version does */
     const char *constraints; /**< one line for `--list`, e.g. "byte histogram only" */
     /** Why this problem cannot run here (a sentence), or NULL if it can; @p dev may be NULL
-     *  when no GPU is present. NULL pointer: any problem. */
+     *  when no GPU is present. NULL pointer: any problem. The text may live in a static buffer:
+     *  the caller reads or copies it before it asks any entry again (from one thread). */
     const char *(*unsupported)(const hist_problem *p, const hist_device *dev);
     /** Scratch bytes needed (allocated outside the timed region). NULL pointer: none. */
     size_t (*workspace_bytes)(const hist_problem *p, const hist_device *dev);
@@ -328,7 +329,8 @@ typedef struct hist_impl {
     hist_roof roof;
     /** The configuration this entry chooses for @p p on @p dev, in one line ("32 channels per
      *  block, ..."): what the runner prints and the which-GPU page lists; NULL pointer: the same
-     *  on every GPU (or only its grid size changes). The text may live in a static buffer. */
+     *  on every GPU (or only its grid size changes). The text may live in a static buffer, as
+     *  unsupported()'s may (read or copied before the next call). */
     const char *(*plan)(const hist_problem *p, const hist_device *dev);
     /** 1: takes 16-bit samples (day 08; its own unsupported() says whether it takes bytes too).
      *  0 (left out of the initializer): bytes only; hist_impl_unsupported() refuses a 16-bit
