@@ -492,6 +492,8 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
                                           hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
                                           int progress) {
     const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
+    /* caps all zero: a timed call runs the plans' own (the tests cap through hist_gpu_run_offset())
+     */
     const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
     char label[2][96];
     snprintf(label[0], sizeof label[0], "%-24s kernel", impl->name);
@@ -524,7 +526,7 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
 
 extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                            const hist_problem *p, const uint8_t *h_samples,
-                                           size_t offset, uint32_t block_cap, uint32_t *h_hist) {
+                                           size_t offset, const hist_caps *caps, uint32_t *h_hist) {
     const size_t bytes = (size_t)hist_input_bytes(p),
                  hist_bytes = hist_counters(p) * sizeof(uint32_t);
     const size_t ws = impl->workspace_bytes ? impl->workspace_bytes(p, dev) : 0;
@@ -542,7 +544,7 @@ extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_im
     if (err == cudaSuccess)
         err = cudaMemset(d_hist, 0xFF, hist_bytes + 4); /* poisoned, as the timer does */
     if (err == cudaSuccess) {
-        const hist_args args = {p, d_base + offset, d_hist, d_ws, dev, 0, block_cap};
+        const hist_args args = {p, d_base + offset, d_hist, d_ws, dev, 0, hist_caps_or_none(caps)};
         s = impl->run(&args);
         if (s == HIST_OK) {
             err = cudaDeviceSynchronize();

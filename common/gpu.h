@@ -192,14 +192,13 @@ void hist_l2_flush_destroy(hist_l2_flush *f);
  * @param p the problem
  * @param h_samples the `[rows, channels]` host input
  * @param offset bytes between the allocation's start and the input
- * @param block_cap the call's `hist_args.block_cap`: at most this many blocks (or clusters) a
- *        pass, 0 for the plan's own
+ * @param caps the call's `hist_args.caps` (hist.h), or NULL: none
  * @param h_hist receives the `[channels, bins]` result
  * @return HIST_OK, the implementation's error, or HIST_ERR_CUDA
  */
 hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                 const hist_problem *p, const uint8_t *h_samples, size_t offset,
-                                uint32_t block_cap, uint32_t *h_hist);
+                                const hist_caps *caps, uint32_t *h_hist);
 
 /**
  * @brief Allocate @p bytes of pinned (page-locked) host memory: the memory a copy to the GPU can

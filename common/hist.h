@@ -227,6 +227,27 @@ typedef struct hist_device {
                                       (day 07) opens them the same way */
 } hist_device;
 
+/** @brief Caps the tests put on a plan (hist_args' `caps`): a plan is a pure function of the
+ *  problem, the device (its limits) and these caps; every field 0 (the one value outside tests)
+ *  leaves the plan its own. */
+typedef struct hist_caps {
+    /** At most this many blocks (or clusters) in one pass of a kernel whose plan would launch
+     *  more; 0: the plan's own. The tests' way to make one block count a whole input (so that its
+     *  16-bit counters pass 65,535: day 08). */
+    uint32_t blocks;
+    /** At most this many bytes of input a chunk, for an implementation that cuts its input into
+     *  chunks (day 07's pipelines); 0: the plan's own. The tests' way to make a small input take
+     *  many chunks. */
+    uint64_t chunk_bytes;
+} hist_caps;
+
+/** @brief *@p caps, or no caps (every field 0) for NULL.
+ *  @param caps the caps, or NULL @return them by value */
+static inline hist_caps hist_caps_or_none(const hist_caps *caps) {
+    const hist_caps none = {0, 0};
+    return caps ? *caps : none;
+}
+
 /** @brief Everything one call of an implementation gets. */
 typedef struct hist_args {
     const hist_problem *problem; /**< the shape and binning */
@@ -237,11 +258,7 @@ typedef struct hist_args {
     const hist_device *device;   /**< the GPU (the first one) for device and host-input
                                       implementations; NULL on the host */
     int threads;                 /**< worker threads a host implementation may use */
-    /** At most this many blocks (or clusters) in a pass of a kernel whose plan would launch more;
-     *  0: the plan's own. The tests' way to make one block count everything (so that its 16-bit
-     *  counters pass 65,535: day 08); plans are pure functions of the problem, the device and
-     *  this cap. */
-    uint32_t block_cap;
+    hist_caps caps;              /**< the caps the tests put on the plan; all zero outside tests */
 } hist_args;
 
 /** @brief Storage for each thread: `thread_local` in C++ (CUDA) sources, C11's `_Thread_local`

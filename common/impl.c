@@ -67,13 +67,14 @@ static hist_status call_impl(void *ctx) {
    host-input one (on the GPU @p dev, which it synchronises before returning). */
 static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
                                 const hist_problem *p, const uint8_t *samples, uint32_t *hist,
-                                int threads, int warmup, int reps, hist_stats *out, int progress) {
+                                int threads, int warmup, int reps, hist_stats *out, int progress,
+                                const hist_caps *caps) {
     const size_t ws_bytes = impl->where == HIST_HOST ? hist_impl_workspace(impl, p, NULL) : 0;
     void *workspace = ws_bytes ? malloc(ws_bytes) : NULL;
     if (ws_bytes && !workspace)
         return hist_fail(HIST_ERR_NOMEM, "out of memory for %s's workspace", impl->name);
     host_call c = {impl,
-                   {p, samples, hist, workspace, dev, threads, 0},
+                   {p, samples, hist, workspace, dev, threads, hist_caps_or_none(caps)},
                    (size_t)hist_counters(p) * sizeof(uint32_t),
                    progress,
                    0,
@@ -88,7 +89,7 @@ static hist_status time_on_host(const hist_impl *impl, const hist_device *dev,
 hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const uint8_t *samples,
                            uint32_t *hist, int threads, int warmup, int reps, hist_stats *out,
                            int progress) {
-    return time_on_host(impl, NULL, p, samples, hist, threads, warmup, reps, out, progress);
+    return time_on_host(impl, NULL, p, samples, hist, threads, warmup, reps, out, progress, NULL);
 }
 
 /** @brief One call of a host-input implementation, for hist_gpu_time_alternately(). */
@@ -106,10 +107,10 @@ static hist_status call_host_input(void *ctx) {
 hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
                                  const hist_problem *p, const uint8_t *input, const uint8_t *pinned,
                                  uint32_t *hist, int warmup, int reps, hist_stats *time,
-                                 hist_stats *copy_floor) {
+                                 hist_stats *copy_floor, const hist_caps *caps) {
     /* poisoned once: an implementation that does not zero its output is wrong after any call */
     memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
-    host_input_call call = {impl, {p, input, hist, NULL, dev, 1, 0}};
+    host_input_call call = {impl, {p, input, hist, NULL, dev, 1, hist_caps_or_none(caps)}};
     return hist_gpu_time_alternately(dev, pinned, hist_input_bytes(p), call_host_input, &call,
                                      warmup, reps, copy_floor, time);
 }
@@ -135,9 +136,10 @@ static hist_status host_input_for(const hist_impl *impl, const hist_problem *p,
 }
 
 hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
-                          const uint8_t *samples, uint32_t *hist, int threads) {
+                          const uint8_t *samples, uint32_t *hist, int threads,
+                          const hist_caps *caps) {
     if (impl->where == HIST_HOST)
-        return hist_time_host(impl, p, samples, hist, threads, 0, 0, NULL, 0);
+        return time_on_host(impl, NULL, p, samples, hist, threads, 0, 0, NULL, 0, caps);
     if (!dev)
         return hist_fail(HIST_ERR_NO_DEVICE, "%s needs a CUDA device", impl->name);
     if (hist_takes_host_input(impl->where)) {
@@ -145,14 +147,9 @@ hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const h
         const uint8_t *input;
         hist_status s = host_input_for(impl, p, samples, &copy, &input);
         if (s == HIST_OK)
-            s = time_on_host(impl, dev, p, input, hist, threads, 0, 0, NULL, 0);
+            s = time_on_host(impl, dev, p, input, hist, threads, 0, 0, NULL, 0, caps);
         hist_host_pinned_free(copy);
         return s;
     }
-    hist_gpu *g = NULL;
-    hist_status s = hist_gpu_create(&g, dev, p, samples, hist_impl_workspace(impl, p, dev));
-    if (s == HIST_OK)
-        s = hist_gpu_time_impl(g, impl, 0, 0, NULL, NULL, hist, 0);
-    hist_gpu_destroy(g);
-    return s;
+    return hist_gpu_run_offset(dev, impl, p, samples, 0, caps, hist);
 }

@@ -30,17 +30,20 @@ size_t hist_impl_workspace(const hist_impl *impl, const hist_problem *p, const h
 /**
  * @brief Run one implementation once on host data, whatever its kind (used by the tests).
  *
- * Device implementations get a fresh GPU session: the input copied, the output read back.
+ * Device implementations get the input copied to a fresh allocation and the output read back
+ * (hist_gpu_run_offset() at offset 0).
  * @param impl      the implementation (its constraints must hold)
  * @param dev       the device for HIST_DEVICE implementations (NULL for host ones)
  * @param p         the problem
  * @param samples   `[rows, channels]` host input
  * @param hist      `[channels, bins]` host output
  * @param threads   worker threads for host implementations
+ * @param caps      the caps the call's arguments carry (hist.h's hist_caps), or NULL: none
  * @return HIST_OK or the failure, with a message.
  */
 hist_status hist_run_once(const hist_impl *impl, const hist_device *dev, const hist_problem *p,
-                          const uint8_t *samples, uint32_t *hist, int threads);
+                          const uint8_t *samples, uint32_t *hist, int threads,
+                          const hist_caps *caps);
 
 /**
  * @brief Time a host implementation the way the runner does: the output poisoned before each
@@ -80,12 +83,13 @@ hist_status hist_time_host(const hist_impl *impl, const hist_problem *p, const u
  * @param reps timed rounds (at least 1)
  * @param time the implementation's times
  * @param copy_floor the floor's times
+ * @param caps the caps the calls' arguments carry (hist.h's hist_caps), or NULL: none
  * @return HIST_OK, or the first failure
  */
 hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
                                  const hist_problem *p, const uint8_t *input, const uint8_t *pinned,
                                  uint32_t *hist, int warmup, int reps, hist_stats *time,
-                                 hist_stats *copy_floor);
+                                 hist_stats *copy_floor, const hist_caps *caps);
 
 /** @brief A block of code a student has still to write (tools/student/student.sh): the build lists
  *         every `// TODO(student) name [impl ...]:` line of the sources in hist_todos[]. */

@@ -278,7 +278,7 @@ static hist_status time_one(const hist_options *o, const hist_impl *impl, hist_r
                 o->warmup + o->reps);
     hist_status s =
         hist_time_host_input(impl, st->device, &st->p, input, (const uint8_t *)st->pinned, st->got,
-                             o->warmup, o->reps, &r->time, &r->copy_floor);
+                             o->warmup, o->reps, &r->time, &r->copy_floor, NULL);
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
     return s;

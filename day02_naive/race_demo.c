@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     printf("rows=%" PRIu64 " channels=%u dist=%s on %s: %" PRIu64 " samples to count\n", p->rows,
            p->channels, dist, dev.name, total(expected, n));
     for (int k = 0; k < 2; ++k) {
-        if ((s = hist_run_once(impls[k], &dev, p, samples, got, 1)) != HIST_OK) {
+        if ((s = hist_run_once(impls[k], &dev, p, samples, got, 1, NULL)) != HIST_OK) {
             fprintf(stderr, "race_demo: %s\n", hist_last_error());
             return 3;
         }

@@ -25,7 +25,11 @@ static void test_shape_matrix(void **state) {
     TEST_SKIP_IF_NOT_ON_GPU(&day05_impls[0], dev); /* a T4: the seed's 66 KiB do not fit */
     /* a million rows on up to 68 channels (the main preset, a million rows of 512, is the
        generic tests' case): the matrix stays within a student's minute */
-    const test_matrix m = {rows, sizeof rows / sizeof rows[0], channels, 8, UINT64_C(1) << 27};
+    const test_matrix m = {.rows = rows,
+                           .n_rows = sizeof rows / sizeof rows[0],
+                           .channels = channels,
+                           .n_channels = 8,
+                           .max_samples = UINT64_C(1) << 27};
     /* the matrix's other binnings are refused by the constraints: byte binning only */
     int ran = test_matrix_exact(&day05_impls[0], dev, &m, 1);
     print_message("gpu_cs149: %d cases exact\n", ran);

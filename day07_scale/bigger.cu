@@ -118,8 +118,8 @@ static hist_status time_pipeline(const hist_impl *impl, const hist_device *dev,
                                  uint64_t *wrong) {
     const double bytes = (double)hist_samples(&in->p);
     hist_stats t, floor;
-    hist_status s =
-        hist_time_host_input(impl, dev, &in->p, in->input, in->input, got, 1, reps, &t, &floor);
+    hist_status s = hist_time_host_input(impl, dev, &in->p, in->input, in->input, got, 1, reps, &t,
+                                         &floor, NULL);
     if (s != HIST_OK)
         return s;
     const uint64_t bad = hist_verify(&in->p, in->expected, got, 5, stderr);

@@ -60,7 +60,7 @@ static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows, uint64_t ma
         list[i] = test_find_impl(day07_impls, day07_impl_count, chunked[i]);
     const size_t saved = day07_chunk_bytes;
     day07_chunk_bytes = chunk;
-    const test_matrix m = {rows, n_rows, channels, 6, chunk * max_chunks};
+    const test_matrix m = {rows, n_rows, channels, 6, chunk * max_chunks, {0, 0}};
     int *ran = test_counts(n);
     test_matrix_exact_all(list, n, dev, &m, 2, ran);
     day07_chunk_bytes = saved;
@@ -117,7 +117,7 @@ static void test_every_gpu_count(void **state) {
         const size_t saved = day07_chunk_bytes;
         day07_chunk_bytes = 100000; /* several chunks per GPU */
         memset(got, 0xAB, counters * sizeof *got);
-        const hist_args a = {&d.problem, pinned, got, NULL, dev, 1, 0};
+        const hist_args a = {&d.problem, pinned, got, NULL, dev, 1, {0, 0}};
         const hist_status s = day07_gpus_host(&a, n);
         day07_chunk_bytes = saved;
         if (s != HIST_OK)

@@ -165,7 +165,7 @@ static void time_host_input(const hist_device *dev, const hist_problem *p, const
         hist_stats t, floor;
         const uint8_t *input = impl->where == HIST_PINNED_INPUT ? pinned : pageable;
         assert_int_equal(
-            hist_time_host_input(impl, dev, p, input, pinned, out, warmup, reps, &t, &floor),
+            hist_time_host_input(impl, dev, p, input, pinned, out, warmup, reps, &t, &floor, NULL),
             HIST_OK);
         grades[i].measured = floor.median_us / t.median_us;
         char of_what[96];

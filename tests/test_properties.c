@@ -147,7 +147,7 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
              kind_names[kind], kind == DATA_DISTRIBUTION ? " " : "",
              kind == DATA_DISTRIBUTION ? dist : "", (unsigned long long)seed,
              (unsigned long long)index);
-    test_exact_samples(impls, count, dev, &p, samples, 2, what, ran);
+    test_exact_samples(impls, count, dev, &p, samples, 2, NULL, what, ran);
     free(samples);
 }
 
@@ -216,7 +216,7 @@ static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *im
              kind_names[kind], kind == DATA_DISTRIBUTION ? " " : "",
              kind == DATA_DISTRIBUTION ? dist : "", (unsigned long long)seed,
              (unsigned long long)index);
-    test_exact_samples(impls, count, dev, &p, samples, 2, what, ran);
+    test_exact_samples(impls, count, dev, &p, samples, 2, NULL, what, ran);
     free(samples);
 }
 

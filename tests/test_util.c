@@ -111,8 +111,8 @@ static int refuses(const hist_impl *impl, const hist_problem *p, const hist_devi
 }
 
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                       const hist_problem *p, const uint8_t *samples, int threads, const char *what,
-                       int *ran) {
+                       const hist_problem *p, const uint8_t *samples, int threads,
+                       const hist_caps *caps, const char *what, int *ran) {
     const size_t counters = (size_t)hist_counters(p);
     uint32_t *expected = malloc(counters * sizeof(uint32_t));
     uint32_t *got = malloc(counters * sizeof(uint32_t));
@@ -134,7 +134,7 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
         if (impl->where != HIST_HOST && !dev)
             continue;
         memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against zeros */
-        hist_status s = hist_run_once(impl, dev, p, samples, got, threads);
+        hist_status s = hist_run_once(impl, dev, p, samples, got, threads, caps);
         if (s != HIST_OK) {
             failed(i, "%s failed on rows=%llu channels=%u lo=%u hi=%u width=%u (%s): %s",
                    impl->name, (unsigned long long)p->rows, p->channels, p->binning.lo,
@@ -171,9 +171,10 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
     return total;
 }
 
-/* Run every implementation whose constraints hold on one dataset; fail on any difference. */
+/* Run every implementation whose constraints hold on one dataset, its arguments carrying @p caps
+   (NULL: none); fail on any difference. */
 static int exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                     const hist_dataset *d, int threads, int *ran) {
+                     const hist_dataset *d, int threads, const hist_caps *caps, int *ran) {
     int any = 0;
     for (size_t i = 0; i < count; ++i)
         any |= !(verdicts && verdicts[i].failed) &&
@@ -184,18 +185,19 @@ static int exact_all(const hist_impl *const *impls, size_t count, const hist_dev
     char what[64], dist[32];
     hist_dist_format(d->dist, dist, sizeof dist);
     snprintf(what, sizeof what, "dist=%s seed=%llu", dist, (unsigned long long)d->seed);
-    int total = test_exact_samples(impls, count, dev, &d->problem, samples, threads, what, ran);
+    int total =
+        test_exact_samples(impls, count, dev, &d->problem, samples, threads, caps, what, ran);
     free(samples);
     return total;
 }
 
 int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset *d, int threads) {
-    return exact_all(&impl, 1, dev, d, threads, NULL);
+    return exact_all(&impl, 1, dev, d, threads, NULL, NULL);
 }
 
 static const uint64_t default_rows[] = {0, 1, 7, 1000, 65537};
 static const uint32_t default_channels[] = {1, 3, 4, 63, 64, 65, 512, 513};
-const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8, 0};
+const test_matrix TEST_MATRIX_DEFAULT = {default_rows, 5, default_channels, 8, 0, {0, 0}};
 
 /* Whether the shape (rows, channels) is within the matrix's size limit. */
 static int shape_in(const test_matrix *m, uint64_t rows, uint32_t channels) {
@@ -228,7 +230,7 @@ void test_matrix_exact_all(const hist_impl *const *impls, size_t count, const hi
                 for (size_t b = 0; b < sizeof binnings / sizeof binnings[0]; ++b) {
                     hist_dataset data =
                         test_data(m->rows[r], m->channels[c], binnings[b], dists[d], seed++);
-                    exact_all(impls, count, dev, &data, threads, ran);
+                    exact_all(impls, count, dev, &data, threads, &m->caps, ran);
                 }
         }
 }
@@ -272,7 +274,7 @@ void test_registry_exact(const hist_impl *impls, size_t count, const hist_device
     int here = 0; /* those that run on this GPU at all and take this problem */
     for (size_t i = 0; i < count; ++i)
         here += !test_not_on_gpu(&impls[i], dev) && !refuses(&impls[i], &d->problem, dev);
-    assert_int_equal(exact_all(list, count, dev, d, 2, NULL), here);
+    assert_int_equal(exact_all(list, count, dev, d, 2, NULL, NULL), here);
     free(list);
 }
 
@@ -290,10 +292,10 @@ static void presets_exact_all(const hist_impl *const *list, size_t count, const 
     for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
         assert_int_equal(hist_preset("main", &d), HIST_OK);
         d.dist = dists[k];
-        exact_all(list, count, dev, &d, 2, ran);
+        exact_all(list, count, dev, &d, 2, NULL, ran);
     }
     assert_int_equal(hist_preset("small-binned", &d), HIST_OK);
-    exact_all(list, count, dev, &d, 2, ran);
+    exact_all(list, count, dev, &d, 2, NULL, ran);
 }
 
 /* Counts no small counter holds, on constant data (every sample in one bin):
@@ -313,7 +315,7 @@ static void large_counts_exact_all(const hist_impl *const *list, size_t count,
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
         hist_dataset d = test_data(shapes[k].rows, shapes[k].channels, (hist_binning){0, 255, 1},
                                    (hist_dist){HIST_DIST_CONSTANT, 0}, 24 + k);
-        exact_all(list, count, dev, &d, 2, ran);
+        exact_all(list, count, dev, &d, 2, NULL, ran);
     }
 }
 
@@ -339,7 +341,7 @@ static void wide_exact_all(const hist_impl *const *list, size_t count, const his
                         test_data(rows[r], channels[c], binnings[b], dists[d], seed++);
                     data.problem.bits = 16;
                     data.vmax = 65535;
-                    exact_all(list, count, dev, &data, 2, ran);
+                    exact_all(list, count, dev, &data, 2, NULL, ran);
                 }
     hist_dataset d;
     for (size_t k = 0; k < sizeof dists / sizeof dists[0]; ++k) {
@@ -347,10 +349,10 @@ static void wide_exact_all(const hist_impl *const *list, size_t count, const his
         d.dist = dists[k];
         if (d.dist.kind == HIST_DIST_RUNS)
             d.dist.param = 1000;
-        exact_all(list, count, dev, &d, 2, ran);
+        exact_all(list, count, dev, &d, 2, NULL, ran);
     }
     assert_int_equal(hist_preset("u16x8", &d), HIST_OK);
-    exact_all(list, count, dev, &d, 2, ran);
+    exact_all(list, count, dev, &d, 2, NULL, ran);
 }
 
 void test_registry_on_presets(const hist_impl *impls, size_t count, int *ran) {

@@ -125,12 +125,13 @@ int test_exact(const hist_impl *impl, const hist_device *dev, const hist_dataset
  * @param p the problem
  * @param samples its input
  * @param threads worker threads for host entries
+ * @param caps the caps every run's arguments carry (hist.h's hist_caps), or NULL: none
  * @param what a description of the case, for the failure message
  * @param ran per implementation, incremented when it ran (or NULL)
  */
 int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                       const hist_problem *p, const uint8_t *samples, int threads, const char *what,
-                       int *ran);
+                       const hist_problem *p, const uint8_t *samples, int threads,
+                       const hist_caps *caps, const char *what, int *ran);
 
 /** @brief The shape matrix of the lessons: rows and channels to combine. */
 typedef struct test_matrix {
@@ -141,6 +142,9 @@ typedef struct test_matrix {
     uint64_t max_samples;     /**< shapes of more samples (rows x channels) are left out, so that
                                    a case costly for its test (a launch per chunk) stays small;
                                    0: none */
+    hist_caps caps;           /**< the caps every run of the matrix gets in its arguments
+                                   (test_matrix_exact_all(), test_matrix_exact()): one block for a
+                                   whole input, chunks of a few bytes; all zero: the plans' own */
 } test_matrix;
 
 /**
@@ -156,7 +160,7 @@ extern const test_matrix TEST_MATRIX_DEFAULT;
 /**
  * @brief Check @p impl exactly on every (rows, channels) of @p m, under every distribution
  *        (uniform, contention:90, constant, runs:7) and the binnings byte, 1..100/20 and
- *        10..200/7. Cases the constraints refuse are counted, not run.
+ *        10..200/7, each run with @p m's caps. Cases the constraints refuse are counted, not run.
  * @return the number of cases that ran (the caller asserts it is large enough).
  * @param impl the implementation
  * @param dev the GPU, or NULL
