@@ -28,8 +28,8 @@
 #include "timing.h"
 
 HIST_DECLARE_REGISTRY(day07);
-/** @brief pipeline.cu's chunk size in bytes (--chunk-mib sets it). */
-extern "C" size_t day07_chunk_bytes;
+/** @brief pipeline.cu's chunk size under @p caps (NULL: its own, --chunk-mib's default). */
+extern "C" uint64_t day07_chunk_bytes(const hist_caps *caps);
 
 /** @brief The input in host memory and its expected histogram. */
 typedef struct bigger_input {
@@ -110,22 +110,23 @@ static hist_status make_input(const hist_dataset *d, bigger_input *in) {
 
 /** @brief Time one pipeline against the pinned-copy floor of the same bytes, alternately (as the
  *  runner times host-input entries: host clock, one warm-up round), check it, print its line and
- *  its CSV row. @param impl the pipeline @param dev the GPU @param in the input @param reps
- *  timed rounds @param got its histogram @param csv the CSV, or NULL @param wrong counters that
- *  differ, added to @return HIST_OK, or the failure */
+ *  its CSV row. @param impl the pipeline @param dev the GPU @param in the input @param caps its
+ *  calls' caps (the chunk size) @param reps timed rounds @param got its histogram @param csv the
+ *  CSV, or NULL @param wrong counters that differ, added to @return HIST_OK, or the failure */
 static hist_status time_pipeline(const hist_impl *impl, const hist_device *dev,
-                                 const bigger_input *in, int reps, uint32_t *got, FILE *csv,
-                                 uint64_t *wrong) {
+                                 const bigger_input *in, const hist_caps *caps, int reps,
+                                 uint32_t *got, FILE *csv, uint64_t *wrong) {
     const double bytes = (double)hist_samples(&in->p);
     hist_stats t, floor;
     hist_status s = hist_time_host_input(impl, dev, &in->p, in->input, in->input, got, 1, reps, &t,
-                                         &floor, NULL);
+                                         &floor, caps);
     if (s != HIST_OK)
         return s;
     const uint64_t bad = hist_verify(&in->p, in->expected, got, 5, stderr);
     *wrong += bad;
     char label[96];
-    snprintf(label, sizeof label, "%s (%zu MiB chunks)", impl->name, day07_chunk_bytes >> 20);
+    snprintf(label, sizeof label, "%s (%llu MiB chunks)", impl->name,
+             (unsigned long long)(caps->chunk_bytes >> 20));
     const double share = 100.0 * floor.median_us / t.median_us;
     printf("%-44s %8.3f s %8.1f %10.3f s %8.1f %8.1f%%  %s\n", label, t.median_us / 1e6,
            bytes / 1e3 / t.median_us, floor.median_us / 1e6, bytes / 1e3 / floor.median_us, share,
@@ -138,10 +139,11 @@ static hist_status time_pipeline(const hist_impl *impl, const hist_device *dev,
 }
 
 /** @brief Every pipeline named in @p names, in turn. @param names comma-separated @param dev the
- *  GPU @param in the input @param reps timed rounds @param csv the CSV, or NULL @param wrong
- *  counters that differ @return HIST_OK, or the first failure (a name that cannot run included) */
+ *  GPU @param in the input @param caps the calls' caps (the chunk size) @param reps timed rounds
+ *  @param csv the CSV, or NULL @param wrong counters that differ @return HIST_OK, or the first
+ *  failure (a name that cannot run included) */
 static hist_status time_pipelines(const char *names, const hist_device *dev, const bigger_input *in,
-                                  int reps, FILE *csv, uint64_t *wrong) {
+                                  const hist_caps *caps, int reps, FILE *csv, uint64_t *wrong) {
     uint32_t *got = (uint32_t *)calloc((size_t)hist_counters(&in->p), sizeof(uint32_t));
     hist_status s = got ? HIST_OK : hist_fail(HIST_ERR_NOMEM, "out of host memory");
     for (const char *name = names; s == HIST_OK && *name;) {
@@ -152,7 +154,7 @@ static hist_status time_pipelines(const char *names, const hist_device *dev, con
                 impl = &day07_impls[i];
         const char *why = hist_impl_unsupported(impl, &in->p, dev); /* --impl checked the name */
         s = why ? hist_fail(HIST_ERR_NOT_RUN, "%.*s cannot run: %s", (int)len, name, why)
-                : time_pipeline(impl, dev, in, reps, got, csv, wrong);
+                : time_pipeline(impl, dev, in, caps, reps, got, csv, wrong);
         name += len + (name[len] == ',');
     }
     free(got);
@@ -167,7 +169,7 @@ static hist_status time_pipelines(const char *names, const hist_device *dev, con
  * @return 0, 1 on a mismatch, 2 on a usage error, 3 on another failure (memory refused included)
  */
 int main(int argc, char **argv) {
-    double gib = 96, chunk_mib = (double)(day07_chunk_bytes >> 20);
+    double gib = 96, chunk_mib = (double)(day07_chunk_bytes(NULL) >> 20);
     const hist_extra_option extra[] = {
         {.name = "gib",
          .value = "G",
@@ -196,7 +198,9 @@ int main(int argc, char **argv) {
     const int done = hist_program_options(&prog, argc, argv, &o);
     if (done >= 0)
         return done;
-    day07_chunk_bytes = (size_t)(chunk_mib * 1048576.0);
+    /* --chunk-mib is a program option, not a test's cap, but it is the same knob: the pipelines
+       read their chunk size from their arguments' caps (hist.h's hist_caps.chunk_bytes) */
+    const hist_caps caps = {0, (uint64_t)(chunk_mib * 1048576.0)};
     const hist_dataset *d = &o.data;
     const hist_problem slab_p = d->problem;
     const uint64_t rows = (uint64_t)(gib * 1073741824.0) / slab_p.channels;
@@ -236,8 +240,8 @@ int main(int argc, char **argv) {
     if (s == HIST_OK) {
         printf("%-44s %10s %8s %12s %8s %9s\n", "", "median", "GB/s", "copy floor", "GB/s",
                "of floor");
-        s = time_pipelines(o.impl ? o.impl : "pipe_streams,pipe_copy_stream", &dev, &in, o.reps,
-                           csv.f, &wrong);
+        s = time_pipelines(o.impl ? o.impl : "pipe_streams,pipe_copy_stream", &dev, &in, &caps,
+                           o.reps, csv.f, &wrong);
     }
     if (s == HIST_OK && o.csv)
         s = hist_outfile_commit(&csv);

@@ -103,7 +103,8 @@ static hist_status copies_once(void *ctx) {
 static hist_status host_once(void *ctx) {
     const bench *b = (const bench *)ctx;
     const hist_problem all = {b->p.rows * (uint64_t)b->n, b->p.channels, b->p.binning};
-    const hist_args a = {&all, b->h_pinned, b->got, NULL, &b->dev, 1};
+    const hist_args a = {
+        .problem = &all, .samples = b->h_pinned, .hist = b->got, .device = &b->dev, .threads = 1};
     return day07_gpus_host(&a, b->n);
 }
 

@@ -57,11 +57,21 @@ extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist
 /** @brief Day 06's final kernel's plan on @p dev (day06_roofline/final.cu). */
 extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device *dev);
 
-/** @brief Bytes per chunk of the pipeline (whole rows; at least one row). 32 MiB: its copy over
- *  PCIe takes some thirty times its count, so the count hides behind the next copy and only the
- *  last chunk's count shows (the notebook's chunk-size table). The tests set it small. */
-extern "C" size_t day07_chunk_bytes;
-size_t day07_chunk_bytes = (size_t)32 << 20;
+/** @brief Bytes per chunk of the pipelines (whole rows; at least one row) when the call's
+ *  `caps.chunk_bytes` is 0. 32 MiB: its copy over PCIe takes some thirty times its count, so the
+ *  count hides behind the next copy and only the last chunk's count shows (the notebook's
+ *  chunk-size table). The tests cap it small through the call's caps. */
+#define PIPE_CHUNK_BYTES ((uint64_t)32 << 20)
+
+/**
+ * @brief The chunk size of the pipelines under @p caps: `caps->chunk_bytes`, or
+ *        PIPE_CHUNK_BYTES when that is 0 (or @p caps NULL). For `bigger` too (its default).
+ * @param caps a call's caps, or NULL
+ * @return bytes per chunk
+ */
+extern "C" uint64_t day07_chunk_bytes(const hist_caps *caps) {
+    return caps && caps->chunk_bytes > 0 ? caps->chunk_bytes : PIPE_CHUNK_BYTES;
+}
 
 /* ---- what a GPU keeps between calls ---- */
 
@@ -171,8 +181,10 @@ static size_t at_least_16(uint64_t bytes) {
 /* ---- steps 1 and 2: copy everything, then count ---- */
 
 /** @brief A way to queue the work on one GPU: enqueue_whole(), enqueue_chunks() or
- *  enqueue_copy_stream(). On return, the GPU's stream 0 holds everything. */
-typedef hist_status (*enqueue_fn)(gpu_state *g, const hist_problem *p, const uint8_t *h_samples);
+ *  enqueue_copy_stream(), under the call's caps (the chunk size). On return, the GPU's stream 0
+ *  holds everything. */
+typedef hist_status (*enqueue_fn)(gpu_state *g, const hist_problem *p, const uint8_t *h_samples,
+                                  const hist_caps *caps);
 
 /**
  * @brief Steps 1 to 4 on one GPU: queue the work, then the result back, and wait.
@@ -188,7 +200,7 @@ static hist_status run_pipeline(const hist_args *a, enqueue_fn enqueue) {
     hist_status s = make_gpus(a->device->ordinal + 1, &a->device->emulation);
     gpu_state *g = &kept.gpus[a->device->ordinal];
     if (s == HIST_OK)
-        s = enqueue(g, a->problem, a->samples);
+        s = enqueue(g, a->problem, a->samples, &a->caps);
     if (s == HIST_OK && (cudaMemcpyAsync(a->hist, g->d_hist, hist_bytes, cudaMemcpyDeviceToHost,
                                          g->streams[0]) != cudaSuccess ||
                          cudaStreamSynchronize(g->streams[0]) != cudaSuccess))
@@ -203,9 +215,12 @@ static hist_status run_pipeline(const hist_args *a, enqueue_fn enqueue) {
  * @param g the GPU
  * @param p the problem
  * @param h_samples its bytes in host memory (pageable or pinned)
+ * @param caps the call's caps (no chunks here: unused)
  * @return HIST_OK or the CUDA error
  */
-static hist_status enqueue_whole(gpu_state *g, const hist_problem *p, const uint8_t *h_samples) {
+static hist_status enqueue_whole(gpu_state *g, const hist_problem *p, const uint8_t *h_samples,
+                                 const hist_caps *caps) {
+    (void)caps;
     const uint64_t bytes = hist_samples(p);
     hist_status s =
         ensure_buffers(g, at_least_16(bytes), at_least_16(hist_counters(p) * sizeof(uint32_t)));
@@ -214,7 +229,8 @@ static hist_status enqueue_whole(gpu_state *g, const hist_problem *p, const uint
     if (bytes > 0)
         HIST_CUDA_TRY(cudaMemcpyAsync(g->d_in, h_samples, (size_t)bytes, cudaMemcpyHostToDevice,
                                       g->streams[0]));
-    const hist_args on_gpu = {p, g->d_in, g->d_hist, NULL, &g->dev, 1};
+    const hist_args on_gpu = {
+        .problem = p, .samples = g->d_in, .hist = g->d_hist, .device = &g->dev, .threads = 1};
     uint32_t blocks;
     return day06_final_launch(&on_gpu, 1, g->streams[0], &blocks);
 }
@@ -241,15 +257,18 @@ typedef struct chunking {
 } chunking;
 
 /**
- * @brief Cut @p p's rows into chunks of about day07_chunk_bytes, and give GPU @p g (the current
- *        device) PIPE_STREAMS chunk buffers and a histogram.
+ * @brief Cut @p p's rows into chunks of about day07_chunk_bytes(@p caps) bytes, and give GPU
+ *        @p g (the current device) PIPE_STREAMS chunk buffers and a histogram.
  * @param g the GPU
  * @param p the rows to count
+ * @param caps the call's caps (`chunk_bytes`: the tests' small chunks)
  * @param c receives the cut
  * @return HIST_OK or the CUDA error
  */
-static hist_status cut_into_chunks(gpu_state *g, const hist_problem *p, chunking *c) {
-    c->rows = day07_chunk_bytes / p->channels > 0 ? day07_chunk_bytes / p->channels : 1;
+static hist_status cut_into_chunks(gpu_state *g, const hist_problem *p, const hist_caps *caps,
+                                   chunking *c) {
+    const uint64_t chunk_bytes = day07_chunk_bytes(caps);
+    c->rows = chunk_bytes / p->channels > 0 ? chunk_bytes / p->channels : 1;
     c->count = HIST_CEIL_DIV(p->rows, c->rows);
     c->bytes = (size_t)(c->rows * p->channels + 255) / 256 * 256;
     c->hist = (size_t)hist_counters(p) * sizeof(uint32_t);
@@ -309,7 +328,11 @@ static hist_status copy_chunk(const pipe_chunk *ch, uint32_t channels, cudaStrea
 static hist_status count_chunk(gpu_state *g, const hist_problem *p, const pipe_chunk *ch,
                                cudaStream_t stream) {
     const hist_problem chunk = {ch->rows, p->channels, p->binning};
-    const hist_args on_gpu = {&chunk, ch->d_chunk, g->d_hist, NULL, &g->dev, 1};
+    const hist_args on_gpu = {.problem = &chunk,
+                              .samples = ch->d_chunk,
+                              .hist = g->d_hist,
+                              .device = &g->dev,
+                              .threads = 1};
     uint32_t blocks;
     return day06_final_launch(&on_gpu, 0, stream, &blocks);
 }
@@ -322,11 +345,13 @@ static hist_status count_chunk(gpu_state *g, const hist_problem *p, const pipe_c
  * @param g the GPU
  * @param p the rows to count (a whole problem, or one GPU's share)
  * @param h_samples their bytes in pinned host memory
+ * @param caps the call's caps (the chunk size)
  * @return HIST_OK or the CUDA error
  */
-static hist_status enqueue_chunks(gpu_state *g, const hist_problem *p, const uint8_t *h_samples) {
+static hist_status enqueue_chunks(gpu_state *g, const hist_problem *p, const uint8_t *h_samples,
+                                  const hist_caps *caps) {
     chunking c;
-    hist_status s = cut_into_chunks(g, p, &c);
+    hist_status s = cut_into_chunks(g, p, caps, &c);
     if (s != HIST_OK)
         return s;
     /* the histogram is zeroed once; every stream waits for that before its first count */
@@ -381,12 +406,13 @@ static hist_status run_streams(const hist_args *a) {
  * @param g the GPU
  * @param p the rows to count
  * @param h_samples their bytes in pinned host memory
+ * @param caps the call's caps (the chunk size)
  * @return HIST_OK or the CUDA error
  */
 static hist_status enqueue_copy_stream(gpu_state *g, const hist_problem *p,
-                                       const uint8_t *h_samples) {
+                                       const uint8_t *h_samples, const hist_caps *caps) {
     chunking c;
-    hist_status s = cut_into_chunks(g, p, &c);
+    hist_status s = cut_into_chunks(g, p, caps, &c);
     if (s != HIST_OK)
         return s;
     cudaStream_t count = g->streams[0], copy = g->streams[1];
@@ -511,7 +537,8 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
         if (cudaSetDevice(i) != cudaSuccess)
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
         else
-            s = enqueue_copy_stream(&kept.gpus[i], &share, a->samples + first * p->channels);
+            s = enqueue_copy_stream(&kept.gpus[i], &share, a->samples + first * p->channels,
+                                    &a->caps);
     }
     if (s == HIST_OK)
         s = all_reduce(n, counters);
@@ -754,7 +781,11 @@ extern "C" hist_status day07_gpus_resident(const hist_device *first, int n,
         s = ensure_buffers(&kept.gpus[i], 16, hist_bytes);
         if (s == HIST_OK && peer)
             s = grow((void **)&kept.gpus[i].d_sum, &kept.gpus[i].sum_bytes, hist_bytes);
-        const hist_args on_gpu = {p, d_samples[i], kept.gpus[i].d_hist, NULL, &kept.gpus[i].dev, 1};
+        const hist_args on_gpu = {.problem = p,
+                                  .samples = d_samples[i],
+                                  .hist = kept.gpus[i].d_hist,
+                                  .device = &kept.gpus[i].dev,
+                                  .threads = 1};
         uint32_t blocks;
         if (s == HIST_OK)
             s = day06_final_launch(&on_gpu, 1, kept.gpus[i].streams[0], &blocks);

@@ -200,7 +200,8 @@ static hist_status setup_count(job *j) {
     if (no) /* the student edition, before it is written */
         return hist_fail(HIST_ERR_NOT_RUN, "%s: %s", name, no);
     const hist_problem *p = &j->rows.mine;
-    j->args = (hist_args){p, j->rows.samples, j->red.hist, NULL, NULL, 1};
+    j->args =
+        (hist_args){.problem = p, .samples = j->rows.samples, .hist = j->red.hist, .threads = 1};
     if (!on_gpu) { /* --threads as given, else this machine's cores over its ranks */
         const int share_of_cores = j->o.threads / j->at.local_size;
         j->args.threads = j->o.threads_given   ? j->o.threads
@@ -225,7 +226,12 @@ static hist_status setup_count(job *j) {
     HIST_CUDA_TRY(cudaMemcpy(j->d_samples, j->rows.samples, bytes, cudaMemcpyHostToDevice));
     j->red.on_gpu = 1;
     j->red.dev = &j->dev;
-    j->args = (hist_args){p, j->d_samples, j->red.d_hist, ws ? j->d_workspace : NULL, &j->dev, 1};
+    j->args = (hist_args){.problem = p,
+                          .samples = j->d_samples,
+                          .hist = j->red.d_hist,
+                          .workspace = ws ? j->d_workspace : NULL,
+                          .device = &j->dev,
+                          .threads = 1};
     return HIST_OK;
 }
 

@@ -29,8 +29,6 @@
 
 HIST_DECLARE_REGISTRY(day07);
 
-/** @brief pipeline.cu's chunk size (bytes), which these tests make small. */
-extern size_t day07_chunk_bytes;
 /** @brief pipeline.cu's step 4 on GPUs 0 .. n-1. */
 extern hist_status day07_gpus_host(const hist_args *a, int n);
 
@@ -50,7 +48,7 @@ static const char *const chunked[] = {"pipe_streams", "pipe_copy_stream", "gpus_
 
 /* Every chunked pipeline on the shapes above (the first @p n_rows row counts) of at most
    @p max_chunks chunks (a launch each), every binning and distribution of the matrix, with a chunk
-   size of @p chunk bytes. */
+   size of @p chunk bytes (the matrix's caps: every call's arguments carry it). */
 static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows, uint64_t max_chunks) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
@@ -58,12 +56,14 @@ static void pipelines_exact_with_chunks(size_t chunk, size_t n_rows, uint64_t ma
     const hist_impl *list[sizeof chunked / sizeof chunked[0]];
     for (size_t i = 0; i < n; ++i)
         list[i] = test_find_impl(day07_impls, day07_impl_count, chunked[i]);
-    const size_t saved = day07_chunk_bytes;
-    day07_chunk_bytes = chunk;
-    const test_matrix m = {rows, n_rows, channels, 6, chunk * max_chunks, {0, 0}};
+    const test_matrix m = {.rows = rows,
+                           .n_rows = n_rows,
+                           .channels = channels,
+                           .n_channels = 6,
+                           .max_samples = chunk * max_chunks,
+                           .caps = {.chunk_bytes = chunk}};
     int *ran = test_counts(n);
     test_matrix_exact_all(list, n, dev, &m, 2, ran);
-    day07_chunk_bytes = saved;
     for (size_t i = 0; i < n; ++i)
         print_message("%-16s %d cases exact with %zu-byte chunks\n", chunked[i], ran[i], chunk);
     assert_true(ran[0] > 0); /* pipe_streams accepts every case */
@@ -114,12 +114,14 @@ static void test_every_gpu_count(void **state) {
     assert_non_null(got);
     hist_reference_parallel(&d.problem, samples, expected);
     for (int n = 1; n <= visible && n <= 16; ++n) {
-        const size_t saved = day07_chunk_bytes;
-        day07_chunk_bytes = 100000; /* several chunks per GPU */
         memset(got, 0xAB, counters * sizeof *got);
-        const hist_args a = {&d.problem, pinned, got, NULL, dev, 1, {0, 0}};
+        const hist_args a = {.problem = &d.problem,
+                             .samples = pinned,
+                             .hist = got,
+                             .device = dev,
+                             .threads = 1,
+                             .caps = {.chunk_bytes = 100000}}; /* several chunks per GPU */
         const hist_status s = day07_gpus_host(&a, n);
-        day07_chunk_bytes = saved;
         if (s != HIST_OK)
             fail_msg("gpus_nccl on %d GPUs: %s", n, hist_last_error());
         if (hist_verify(&d.problem, expected, got, 5, stderr) != 0)
