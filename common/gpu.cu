@@ -492,8 +492,8 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
                                           hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist,
                                           int progress) {
     const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
-    /* caps all zero: a timed call runs the plans' own (the tests cap through hist_gpu_run_offset())
-     */
+    /* caps all zero: a timed call runs the plans' own (the tests' caps go through
+       hist_gpu_run_offset()) */
     const hist_args args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0};
     char label[2][96];
     snprintf(label[0], sizeof label[0], "%-24s kernel", impl->name);

@@ -46,6 +46,9 @@ UNTIMED_CHANGES = [
     ("common/gpu.cu", "84403e5",
      "spin_kernel() reads %globaltimer through cuda::ptx::get_sreg_globaltimer() instead of "
      "inline asm: the same SASS (cuobjdump), in a kernel no table times"),
+    ("common/gpu.cu", "6706ae1",
+     "hist_gpu_run_offset() passes the tests' caps (hist_caps) where it passed a block cap: a "
+     "test's run, never a timed one (hist_gpu_time_impl() gained a comment only)"),
 ]
 
 _diffs = {}
