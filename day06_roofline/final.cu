@@ -186,9 +186,10 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step8_kernel(
     const uint32_t w = lane % W, q = R == 1 ? 0 : lane / W; /* word w of the warp's row q */
     const uint64_t step = (R6_THREADS / 32) * R;            /* a lane's rows are this far apart */
     const uint64_t r0 = blockIdx.y * chunk_rows;
-    const uint64_t r1 = min(r0 + chunk_rows, dyn_first); /* the rest is handed out in tiles */
-    const uint8_t *aligned = d_samples + vr.shift;       /* a word boundary */
-    const uint64_t first = r0 + warp * R + q;            /* this lane's first row */
+    /* the rows from dyn_first on are handed out in tiles */
+    const uint64_t r1 = min(r0 + chunk_rows, dyn_first);
+    const uint8_t *aligned = d_samples + vr.shift; /* a word boundary */
+    const uint64_t first = r0 + warp * R + q;      /* this lane's first row */
     const uint64_t n = r1 > first ? (r1 - first + step - 1) / step : 0;
     const uint32_t *p = reinterpret_cast<const uint32_t *>(aligned + first * vr.width + c0) + w;
     if (w < words) /* the first rows on their way during the zeroing */

@@ -67,19 +67,19 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step1_kernel(const uint8_t *__r
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t words = min((uint32_t)CH, channels - c0) / 4; /* of a row of the group */
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: word w of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t w = lane % W, q = lane / W;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
-    if (w < words) { /* a last, partial group leaves some lanes idle */
+    if (w < words) { /* in a narrower last group some lanes idle */
         const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
-        const size_t stride = channels / 4;       /* words from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
         r6_double_buffered<8>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
@@ -146,11 +146,11 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step2_kernel(const uint8_t *__r
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: 16-byte load l of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t loads = min((uint32_t)CH, channels - c0) / 16; /* of a row of the group */
+    const uint32_t loads = min((uint32_t)CH, channels - c0) / 16;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: load l of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t L = CH / 16, R = 32 / L; /* loads of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t l = lane % L, q = lane / L;
@@ -159,10 +159,10 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step2_kernel(const uint8_t *__r
 #pragma unroll
     for (uint32_t i = 0; i < 4; ++i)
         word_slot[i] = CH == 128 ? 8 * ((i + q) % 4) + l : 4 * l + (i + q) % 4;
-    if (l < loads) { /* a last, partial group leaves some lanes idle */
+    if (l < loads) { /* in a narrower last group some lanes idle */
         const uint4 *column = reinterpret_cast<const uint4 *>(d_samples + c0) + l;
-        const size_t stride = channels / 16;      /* loads from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
+        const size_t stride = channels / 16;
+        const uint64_t first = r0 + warp * R + q;
         r6_double_buffered<4>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint4 v) { count_wide<CH>(v, s_hist, q, word_slot); });
@@ -220,20 +220,20 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step3_kernel(const uint8_t *__r
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t words = min((uint32_t)CH, channels - c0) / 4; /* of a row of the group */
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: word w of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t w = lane % W, q = lane / W;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
-    if (w < words) { /* a last, partial group leaves some lanes idle */
+    if (w < words) { /* in a narrower last group some lanes idle */
         const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
-        const size_t stride = channels / 4;       /* words from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
-        /* this block's share of each batch of the block's rows (its chunk's groups split them) */
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        /* thread 0 prefetches this block's share of each batch (its chunk's groups split it) */
         const uint64_t batch_rows = 8 * step;
         const uint64_t share = max(batch_rows / gridDim.x, (uint64_t)1);
         if (threadIdx.x == 0) /* the first two batches */
@@ -243,11 +243,10 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step3_kernel(const uint8_t *__r
         r6_double_buffered<8>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); },
-            [&](uint64_t next) { /* before each batch, the one after the next */
-                                 if (threadIdx.x == 0)
-                                     prefetch_rows_l2(d_samples,
-                                                      next + batch_rows + blockIdx.x * share, share,
-                                                      rows, channels);
+            [&](uint64_t next) {
+                if (threadIdx.x == 0) /* before each batch, the one after the next */
+                    prefetch_rows_l2(d_samples, next + batch_rows + blockIdx.x * share, share, rows,
+                                     channels);
             });
     }
     __syncthreads(); /* every count in before the histogram is read */
@@ -277,19 +276,19 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step4_kernel(const uint8_t *__r
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t words = min((uint32_t)CH, channels - c0) / 4; /* of a row of the group */
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: word w of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t w = lane % W, q = lane / W;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
-    if (w < words) { /* a last, partial group leaves some lanes idle */
+    if (w < words) { /* in a narrower last group some lanes idle */
         const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
-        const size_t stride = channels / 4;       /* words from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
         r6_double_buffered<8>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
@@ -319,31 +318,30 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step5_kernel(const uint8_t *__r
                                                               uint64_t rows, uint32_t channels,
                                                               uint64_t chunk_rows,
                                                               uint32_t *__restrict__ d_partials) {
-    extern __shared__ uint32_t s_hist[];       /* [256 bins][CH slots] */
-    uint32_t *s_flush = s_hist + R6_BINS * CH; /* then the [CH][64 + 1] transposition buffer */
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t words = min((uint32_t)CH, channels - c0) / 4; /* of a row of the group */
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: word w of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t w = lane % W, q = lane / W;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
-    if (w < words) { /* a last, partial group leaves some lanes idle */
+    if (w < words) { /* in a narrower last group some lanes idle */
         const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
-        const size_t stride = channels / 4;       /* words from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
         r6_double_buffered<8>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
     }
     __syncthreads(); /* every count in before the histogram is read */
     uint32_t *d_partial = d_partials + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk's */
-    flush_coalesced<CH>(s_hist, s_flush, c0, 4 * words, d_partial, store_count());
+    flush_coalesced<CH>(s_hist, s_hist + R6_BINS * CH, c0, 4 * words, d_partial, store_count());
 }
 
 /* ---- step 6: one kernel again ---- */
@@ -364,30 +362,29 @@ __global__ __launch_bounds__(R6_THREADS, 1) void step6_kernel(const uint8_t *__r
                                                               uint64_t rows, uint32_t channels,
                                                               uint64_t chunk_rows,
                                                               uint32_t *__restrict__ d_out) {
-    extern __shared__ uint32_t s_hist[];       /* [256 bins][CH slots] */
-    uint32_t *s_flush = s_hist + R6_BINS * CH; /* then the [CH][64 + 1] transposition buffer */
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
     zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
-    /* the block: CH channels from c0 (fewer in a last group), rows r0 to r1 */
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t words = min((uint32_t)CH, channels - c0) / 4; /* of a row of the group */
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
     const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
-    /* the lane: word w of row q of its warp's R rows (roofline.cuh's layout) */
     constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t w = lane % W, q = lane / W;
     const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
-    if (w < words) { /* a last, partial group leaves some lanes idle */
+    if (w < words) { /* in a narrower last group some lanes idle */
         const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
-        const size_t stride = channels / 4;       /* words from a row to the next */
-        const uint64_t first = r0 + warp * R + q; /* the lane's first row */
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
         r6_double_buffered<8>(
             first, step, r1, [&](uint64_t row) { return column[row * stride]; },
             [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
     }
     __syncthreads(); /* every count in before the histogram is read */
-    flush_coalesced<CH>(s_hist, s_flush, c0, 4 * words, d_out, add_count());
+    flush_coalesced<CH>(s_hist, s_hist + R6_BINS * CH, c0, 4 * words, d_out, add_count());
 }
 
 /* ---- the host side: the block on this GPU, and the two launches ---- */
