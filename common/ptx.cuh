@@ -7,11 +7,12 @@
  * `cuda::ptx::get_sreg_globaltimer()` for `%globaltimer`; `cuda::atomic_ref<T,
  * cuda::thread_scope_...>` (fetch_add, load, store with a memory order) and
  * `cuda::atomic_thread_fence()` for `atom`/`ld`/`st` with `.relaxed`/`.acquire`/`.release` and
- * `fence`; `cuda::ptx::ld_nc_L2_128B(cuda::ptx::space_global, p)` for `ld.global.nc.L2::128B`;
- * `cuda::ptx::st_async`, `cuda::ptx::mbarrier_*`, `cuda::ptx::fence_sync_restrict`,
+ * `fence`; `cuda::ptx::st_async`, `cuda::ptx::mbarrier_*`, `cuda::ptx::fence_sync_restrict`,
  * `cuda::ptx::fence_mbarrier_init` and `cuda::ptx::barrier_cluster_*` (the unaligned forms) for a
  * cluster's exchange (the headers under `cuda/__ptx/instructions/generated/`). A helper here is
- * for an instruction CCCL 3.0 has no function for; where a later toolkit has one, use it then.
+ * for an instruction CCCL 3.0 has no function for, or one whose function costs a measured kernel
+ * instructions (hist_ptx_ld_nc_L2_128B() says how); where a later toolkit has one that does not,
+ * use it then.
  *
  * Each helper names the section of the PTX ISA it follows by its title and its anchor in
  * https://docs.nvidia.com/cuda/parallel-thread-execution/ (section numbers move between ISA
@@ -35,6 +36,29 @@
  */
 __device__ __forceinline__ void hist_ptx_prefetch_global_L2(const void *p) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/**
+ * @brief Load the 32-bit word at @p p through the non-coherent (read-only) path, asking L2 to
+ *        fetch the whole 128-byte line that holds it from memory (`ld.global.nc.L2::128B.u32`):
+ *        day 06's final kernel, whose blocks of 64 or 32 channels read 64 or 32 bytes of a row
+ *        and leave the line's other sectors in L2 for the neighbouring groups' blocks.
+ *
+ * PTX ISA "Data Movement and Conversion Instructions: ld"
+ * (#data-movement-and-conversion-instructions-ld), `.nc` with the `.L2::128B` prefetch size. PTX
+ * ISA 7.4, sm_75 (CUDA 11.4 or newer): every GPU the course supports. Not CCCL 3.0's
+ * `cuda::ptx::ld_nc_L2_128B(cuda::ptx::space_global, p)`: that one converts the address to the
+ * global window first (`__cvta_generic_to_global`), and in day 06's loop the compiler then
+ * computes each load's address from the row index instead of stepping a pointer, 3 more
+ * instructions per batch of 8 loads (169 against 166 in the final kernel's loop, sm_90). The
+ * word must not change while the kernel runs (`.nc`).
+ * @param p a word of global memory, read-only for the kernel
+ * @return its value
+ */
+__device__ __forceinline__ uint32_t hist_ptx_ld_nc_L2_128B(const uint32_t *p) {
+    uint32_t v;
+    asm("ld.global.nc.L2::128B.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
 }
 
 /**

@@ -23,19 +23,14 @@
 
 #include "cuda_check.h"
 #include "data.h"
+#include "device.cuh"
+#include "final.cuh"
 #include "gpu.h"
 #include "options.h"
+#include "plan.cuh"
+#include "small.cuh"
 
-/* The final kernel compiled again, here only, with the phases' stamps (final.cu's STAMPED): its
-   launch_any<true>() stamps, its launch_any<false>() is the registry's kernel, timed as is;
-   final.cu's entry points are left out of this copy. The notes document final.cu once, as the
-   registry's build has it (the cond block hides this copy from them). */
-/** @cond BREAKDOWN_COPY */
-#define DAY06_BREAKDOWN_BUILD
-#include "final.cu"
-/** @endcond */
-
-/** @brief The phases each block stamps (final.cu's stamp_at). */
+/** @brief The phases each block stamps (final.cuh's stamp_at). */
 #define BREAKDOWN_STAMPS STAMPS
 
 /** @brief What each timed launch gets. */
@@ -99,10 +94,9 @@ static hist_status launch_final(void *ctx) {
     if (!b->kernel)
         return HIST_OK;
     if (b->small)
-        return launch_small(&b->args, 0, b->d_stamps);
-    const any_start start = b->zero ? ANY_FUSED : ANY_ACCUMULATE;
-    return b->d_stamps ? launch_any<true>(&b->args, start, 0, b->d_stamps, &b->blocks)
-                       : launch_any<false>(&b->args, start, 0, NULL, &b->blocks);
+        return small_launch_stamped(&b->args, 0, b->d_stamps);
+    /* step 8 (zero) or step 7 adding; stamped where d_stamps is set, else the registry's kernels */
+    return final_launch_stamped(&b->args, b->zero, 0, b->d_stamps, &b->blocks);
 }
 
 /** @brief Print one timed line.
@@ -351,7 +345,7 @@ static hist_status breakdown(const hist_device *dev, const hist_options *o) {
         uint64_t *d_stamps = b.d_stamps;
         b.d_stamps = NULL; /* the timed runs stamp nothing */
         s = time_phases(dev, g, &b);
-        if (s == HIST_OK && small_applies(p))
+        if (s == HIST_OK && unsupported_small(p, dev) == NULL) /* step 9's plan applies */
             s = time_small(dev, &b);
         b.d_stamps = d_stamps;
     }

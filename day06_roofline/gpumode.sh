@@ -2,7 +2,8 @@
 # gpumode.sh OUT: write day 06's step 9 as a submission to GPU MODE's histogram_v2 problem
 # (`make gpumode`): a Python file whose custom_kernel((input, output)) fills the int64[256] output
 # with the counts of the uint8 input and returns it. The CUDA is the course's own small.cuh,
-# whole (tools/build/bundle.py; small_kernel with 64-bit counters), and a launcher that per call
+# whole, with the one header of the course it includes, common/ptx.cuh, in its place
+# (tools/build/bundle.py; small_kernel with 64-bit counters), and a launcher that per call
 # reads two pointers and a size and makes one cooperative launch: no allocation, no attribute
 # setting, no other launch (the SM count is read once, on the first call). Compiled by PyTorch's
 # load_inline when the file is imported. Nothing is retyped: a change to the kernel is in the

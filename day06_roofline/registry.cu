@@ -1,7 +1,8 @@
 /**
  * @file registry.cu
  * @brief Day 06's registry (docs/LESSON_CONTRACT.md): the lesson's steps in order, each with its
- *        code (steps.cu: steps 1-6; final.cu: steps 7 and 8), its constraints and its target.
+ *        code (steps.cu: steps 1-6; final.cu: steps 7 and 8; small.cuh: step 9), its constraints
+ *        and its target.
  *        README.md has each step's prediction and measurement; the last entry is the answer.
  */
 #include "plan.cuh"
@@ -89,7 +90,7 @@ const hist_impl day06_impls[] = {
                    "by a memset",
         .constraints = "any shape and binning (shared memory permitting)",
         .unsupported = unsupported_any,
-        .run = run_any_memset,
+        .run = run_step7,
         .target = 0.85,
         .plan = describe_any_plan,
     },
@@ -102,7 +103,7 @@ const hist_impl day06_impls[] = {
                    "counters a lane, one cooperative launch",
         .constraints = "one channel, at most 16 MiB, any binning",
         .unsupported = unsupported_small,
-        .run = run_small,
+        .run = run_step9,
         .plan = describe_small_plan,
     },
     {
@@ -113,7 +114,7 @@ const hist_impl day06_impls[] = {
         .constraints = "any shape and binning (shared memory permitting)",
         .unsupported = unsupported_any,
         .workspace_bytes = any_workspace,
-        .run = run_any,
+        .run = run_final,
         .target = 0.85,
         .plan = describe_any_plan,
     },

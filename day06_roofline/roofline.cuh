@@ -1,14 +1,15 @@
 /**
  * @file roofline.cuh
- * @brief Day 06: what every step shares. The block's configuration (1024 threads counting 128
- *        channels in a `[bin][slot]` shared histogram; 64 or 32 where the GPU's shared memory
- *        per block holds no more), the bank-conflict-free layout with its
- *        two device functions, and the lesson's functions that registry.cu lists.
+ * @brief Day 06: what steps 1-6 share, and the final kernel too. The block's configuration (1024
+ *        threads counting 128 channels in a `[bin][slot]` shared histogram; 64 or 32 where the
+ *        GPU's shared memory per block holds no more), the bank-conflict-free layout with its two
+ *        device functions, the double-buffered loop, the two flushes, and the lesson's functions
+ *        that registry.cu lists.
  *
- * The lesson's files, in the order of the README: this header; steps.cu (steps 1-6: one kernel,
- * each step a choice of its template parameters); plan.cuh and plan.cu (how the final kernel's
- * grid follows from the shape and the GPU); final.cu (steps 7 and 8: the final kernel, for any
- * shape and binning); registry.cu (every step as the runner lists it).
+ * The lesson's files, in the order of the README: this header; steps.cu (steps 1-6, a kernel
+ * each); plan.cuh and plan.cu (how the final kernel's grid follows from the shape and the GPU);
+ * final.cuh and final.cu (steps 7 and 8, a kernel each, for any shape and binning); small.cuh
+ * (step 9, one channel of a few megabytes); registry.cu (every step as the runner lists it).
  */
 #ifndef DAY06_ROOFLINE_CUH
 #define DAY06_ROOFLINE_CUH
@@ -75,6 +76,15 @@ __device__ __forceinline__ uint32_t slot_to_channel(uint32_t slot) {
 }
 
 /* ---- counting ---- */
+
+/** @brief Zero the block's `[256][CH]` histogram, a word per thread at a time (steps 1-6).
+ * @tparam CH channels per block (128, 64 or 32)
+ * @param s_hist the histogram
+ */
+template <int CH> __device__ __forceinline__ void zero_histogram(uint32_t *s_hist) {
+    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x)
+        s_hist[k] = 0;
+}
 
 /** @brief Count the 4 bytes of a 32-bit word; @p s_word points at this lane's slot of byte 0 (its
  *  word w), byte b lives W = CH / 4 slots further per b; the lane of row @p q of the warp's R
@@ -161,9 +171,113 @@ __device__ __forceinline__ void r6_double_buffered(uint64_t r, uint64_t step, ui
         count(load(r));
 }
 
+/** @brief r6_double_buffered() with nothing to do before a batch (every step but step 3).
+ * @tparam N loads per batch
+ * @param r the lane's first index @param step from one of the lane's indices to its next
+ * @param end the first index past the lane's @param load load(i): the value at index i
+ * @param count count(v): count one loaded value
+ */
+template <int N, typename Load, typename Count>
+__device__ __forceinline__ void r6_double_buffered(uint64_t r, uint64_t step, uint64_t end,
+                                                   Load load, Count count) {
+    r6_double_buffered<N>(r, step, end, load, count, [](uint64_t) {});
+}
+
+/* ---- the flush: a block's counts to the output ----
+ *
+ * Scattered (steps 1-4): slot-major reads of the histogram are conflict-free, but then a warp's
+ * 32 counts go to 32 channels, 4 KiB apart in the output (lanes count every 4th channel): 32
+ * separate sectors per instruction, 4.3 million in all on the main preset, every one of them live
+ * on uniform data. Coalesced (steps 5 and 6): 64 bins at a time go through a padded
+ * [slot][64 + 1] buffer (both its writes and its reads are conflict-free thanks to the padding),
+ * so that a warp then adds 32 consecutive bins of one channel: one 128-byte line per instruction.
+ * Either way a count reaches its counter as the kernel says: add_count() (into the output) or
+ * store_count() (a partial histogram, summed by a second kernel). */
+
+/** @brief A block's count added into the output with a global atomic, when it is not zero
+ *  (steps 1-3 and 6). */
+struct add_count {
+    /** @brief Add @p count to @p dest. @param dest the output's counter @param count the count */
+    __device__ __forceinline__ void operator()(uint32_t *dest, uint32_t count) const {
+        if (count > 0)
+            atomicAdd(dest, count);
+    }
+};
+
+/** @brief A block's count stored as this chunk's partial, zero or not (steps 4 and 5). */
+struct store_count {
+    /** @brief Store @p count in @p dest. @param dest the partial's counter @param count the
+     *  count */
+    __device__ __forceinline__ void operator()(uint32_t *dest, uint32_t count) const {
+        *dest = count;
+    }
+};
+
+/**
+ * @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction.
+ * @tparam VEC the bytes a lane loaded (4 or 16: the layout that slot_to_channel() inverts)
+ * @tparam CH channels per block
+ * @param s_hist the block's `[bin][slot]` histogram
+ * @param c0 the block's first channel
+ * @param group_channels channels this block counts (fewer in a last, partial group)
+ * @param d_dest the output or this chunk's partial histogram
+ * @param merge add_count() or store_count()
+ */
+template <int VEC, int CH, typename Merge>
+__device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
+                                                uint32_t group_channels, uint32_t *d_dest,
+                                                Merge merge) {
+    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x) {
+        const uint32_t bin = k / CH, channel = slot_to_channel<VEC, CH>(k % CH);
+        if (channel >= group_channels)
+            continue;
+        merge(&d_dest[(size_t)(c0 + channel) * R6_BINS + bin], s_hist[k]);
+    }
+}
+
+/** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp
+ *  instruction (32-bit loads' layout).
+ * @tparam CH channels per block
+ * @param s_hist the block's `[bin][slot]` histogram
+ * @param s_flush the `[CH][65]` transposition buffer
+ * @param c0 the block's first channel
+ * @param group_channels channels this block counts
+ * @param d_dest the output or this chunk's partial histogram
+ * @param merge add_count() or store_count()
+ */
+template <int CH, typename Merge>
+__device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
+                                                uint32_t c0, uint32_t group_channels,
+                                                uint32_t *d_dest, Merge merge) {
+    // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel]: 64 bins at a time: copy
+    //   s_hist[(b0 + bin) * CH + slot] to s_flush[slot * 65 + bin] (k = bin * CH + slot per
+    //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
+    //   consecutive bins of one channel (slot_to_channel<4, CH>): skip channels >=
+    //   group_channels, then merge each count into its counter (merge(&d_dest[...], count));
+    //   barrier before the next 64 bins.
+    // stub: (void)s_hist, (void)s_flush, (void)c0, (void)group_channels, (void)d_dest, (void)merge;
+    const uint32_t pad = R6_FLUSH_BINS + 1;
+    for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
+            const uint32_t bin = k / CH, slot = k % CH;
+            s_flush[slot * pad + bin] = s_hist[(b0 + bin) * CH + slot];
+        }
+        __syncthreads(); /* the buffer is full */
+        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
+            const uint32_t slot = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
+            const uint32_t channel = slot_to_channel<4, CH>(slot);
+            if (channel >= group_channels)
+                continue;
+            merge(&d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin], s_flush[slot * pad + bin]);
+        }
+        __syncthreads(); /* the buffer is read before the next round overwrites it */
+    }
+    // END SOLUTION
+}
+
 /* ---- the lesson's entries (registry.cu lists them) ---- */
 
-/* Steps 1-6 (steps.cu), each a configuration of roofline_kernel(). */
+/* Steps 1-6 (steps.cu), each its own kernel, step1_kernel() ... step6_kernel(). */
 hist_status run_step1(const hist_args *a);
 hist_status run_step2(const hist_args *a);
 hist_status run_step3(const hist_args *a);
@@ -185,10 +299,11 @@ const char *unsupported_prefetch(const hist_problem *p, const hist_device *dev);
 /** @brief Steps 4 and 5's workspace: one partial histogram per row chunk.
  *  @param p the problem @param dev the GPU @return bytes */
 size_t partials_bytes(const hist_problem *p, const hist_device *dev);
-/* Steps 7, 8 and 9 (final.cu): the final kernel after a memset, zeroing the output itself (with
-   step 9's plan for one channel of a few megabytes), and step 9's plan alone. */
-hist_status run_any_memset(const hist_args *a);
-hist_status run_any(const hist_args *a);
-hist_status run_small(const hist_args *a);
+/* Steps 7, 8 and 9 (final.cu): step7_kernel() after a memset; the final entry, step8_kernel()
+   zeroing the output itself (or step 9 for one channel of a few megabytes); step 9's
+   small_kernel() alone. */
+hist_status run_step7(const hist_args *a);
+hist_status run_final(const hist_args *a);
+hist_status run_step9(const hist_args *a);
 
 #endif /* DAY06_ROOFLINE_CUH */

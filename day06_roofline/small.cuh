@@ -3,6 +3,13 @@
  * @brief Day 06, step 9: one channel of a few megabytes (PMPP's own problem, GPU MODE's
  *        `histogram_v2` sizes), where the time is the launch and the way out, not the bytes.
  *
+ *   step 9  gpu_r6_v9_small  small_kernel: one channel of a few megabytes, each lane its own 256
+ *           counters, a grid sized to the data, the output zeroed by an extra block behind a
+ *           gate instead of step 8's grid barrier
+ *           ./build/day06_roofline --impl gpu_r6_v9_small --preset pmpp:1
+ *   (gpu_roofline runs it too where it applies: ./build/day06_roofline --impl gpu_roofline
+ *   --preset pmpp:1)
+ *
  * Steps 1-8 plan for 512 MiB: a grid of every SM, 198 KiB of counters a block, a flush of 256
  * bins from every block. A histogram of 1-10 million bytes is read in a few microseconds, so what
  * each call costs besides the bytes decides. The plan for it:
@@ -22,17 +29,24 @@
  * block adds 2^31 - (blocks - 1) with release semantics after zeroing, every counting block adds
  * 1, so the word's top bit flips exactly when all have arrived, and it flips back to the same
  * low bits next launch (cooperative groups' grid barrier counts this way). A gatekeeper waits for
- * that flip with acquire loads, then its block's barrier hands the order on to the block's adds.
- * So launches on one GPU must not overlap (one stream), and the launch is cooperative: every
+ * that flip with acquire loads, then its block's barrier hands the order on to the block's adds
+ * (`cuda::atomic_ref` at device scope: a relaxed add, acquire loads, the zeroing block's release
+ * add). So launches on one GPU must not overlap (one stream), and the launch is cooperative: every
  * block resident at once, or a gatekeeper would wait for a block that cannot start.
  *
- * Self-contained (no header of the course's): `make gpumode` pastes it whole into GPU MODE's
- * file, with COUNT = unsigned long long for that problem's int64 output.
+ * Of the course's headers it includes only common/ptx.cuh (the named barrier), so that `make
+ * gpumode` pastes the two whole into GPU MODE's file (tools/build/bundle.py), with COUNT =
+ * unsigned long long for that problem's int64 output.
  */
 #ifndef DAY06_SMALL_CUH
 #define DAY06_SMALL_CUH
 
 #include <stdint.h>
+
+#include <cuda/atomic>
+#include <cuda/ptx>
+
+#include "ptx.cuh"
 
 /** @brief Counting threads of a block of the small-input plan (a multiple of 256). */
 #define R6_SMALL_THREADS 512
@@ -55,11 +69,8 @@ enum small_stamp_at { SMALL_STARTED, SMALL_COUNTED, SMALL_SUMMED, SMALL_THROUGH,
  *  (`[blocks][SMALL_STAMPS]` nanoseconds, %globaltimer), unless it is NULL (every run but the
  *  breakdown's). @param d_stamps the stamps, or NULL @param at the phase */
 __device__ __forceinline__ void small_stamp(uint64_t *d_stamps, small_stamp_at at) {
-    if (d_stamps != NULL && threadIdx.x == 0) {
-        uint64_t t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        d_stamps[blockIdx.x * SMALL_STAMPS + at] = t;
-    }
+    if (d_stamps != NULL && threadIdx.x == 0)
+        d_stamps[blockIdx.x * SMALL_STAMPS + at] = cuda::ptx::get_sreg_globaltimer();
 }
 
 /**
@@ -124,13 +135,11 @@ __device__ __forceinline__ void small_count_words(const uint4 *v, uint64_t words
 /** @brief The gatekeeper: arrive at the gate (relaxed: this block publishes nothing), then wait
  *  with acquire loads until every block has arrived, the zeroing block last with release. */
 __device__ inline void small_wait_at_gate() {
-    uint32_t before, now;
-    asm volatile("atom.add.relaxed.gpu.u32 %0, [%1], 1;"
-                 : "=r"(before)
-                 : "l"(&small_gate)
-                 : "memory");
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> gate(small_gate);
+    const uint32_t before = gate.fetch_add(1, cuda::memory_order_relaxed);
+    uint32_t now;
     do
-        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(&small_gate) : "memory");
+        now = gate.load(cuda::memory_order_acquire);
     while (((now ^ before) & 0x80000000u) == 0);
 }
 
@@ -142,13 +151,9 @@ template <typename COUNT> __device__ inline void small_zero_and_open(COUNT *out,
     for (uint32_t k = threadIdx.x; k < bins; k += blockDim.x)
         out[k] = 0;
     __syncthreads();
-    if (threadIdx.x == 0) {
-        uint32_t before;
-        asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;"
-                     : "=r"(before)
-                     : "l"(&small_gate), "r"(0x80000000u - (gridDim.x - 1))
-                     : "memory");
-    }
+    if (threadIdx.x == 0)
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(small_gate)
+            .fetch_add(0x80000000u - (gridDim.x - 1), cuda::memory_order_release);
 }
 
 /** @brief Sum value `threadIdx.x / P`'s 32 lane counters, P threads a value (each 32 / P lanes,
@@ -169,7 +174,7 @@ __device__ inline uint32_t small_value_sum(const uint32_t *s_hist) {
 
 /** @brief The counting threads' own barrier (named barrier 1: the gatekeeper is elsewhere). */
 __device__ inline void small_sync_counters() {
-    asm volatile("bar.sync 1, %0;" ::"n"(R6_SMALL_THREADS) : "memory");
+    hist_ptx_bar_sync<1, R6_SMALL_THREADS>();
 }
 
 /**

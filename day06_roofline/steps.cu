@@ -1,85 +1,117 @@
 /**
  * @file steps.cu
- * @brief Day 06, steps 1-6: one kernel, roofline_kernel(), whose template parameters are the
- *        steps (the README's table has each one's prediction and measurement).
+ * @brief Day 06, steps 1-6: a kernel each, read top to bottom (the README's table has each one's
+ *        prediction and measurement; run one from the repository root as shown).
+ *
+ *   step 1  gpu_r6_v1_conflict_free  step1_kernel: day 05's loop on the [bin][slot] layout (no
+ *           bank conflict for any data), 32-bit loads 8 deep, the flush adds scattered counts
+ *           ./build/day06_roofline --impl gpu_r6_v1_conflict_free
+ *   step 2  gpu_r6_v2_wide_loads     step2_kernel: step 1 with 16-byte loads, 4 deep
+ *           ./build/day06_roofline --impl gpu_r6_v2_wide_loads
+ *   step 3  gpu_r6_v3_l2_prefetch    step3_kernel: step 1, the rows bulk-prefetched into L2 two
+ *           batches ahead ./build/day06_roofline --impl gpu_r6_v3_l2_prefetch
+ *   step 4  gpu_r6_v4_partials       step4_kernel: step 1, the flush stores partials that day
+ *           03's kernel sums ./build/day06_roofline --impl gpu_r6_v4_partials
+ *   step 5  gpu_r6_v5_two_kernels    step5_kernel: step 4, the partials stored coalesced
+ *           ./build/day06_roofline --impl gpu_r6_v5_two_kernels
+ *   step 6  gpu_r6_v6_one_kernel     step6_kernel: step 5's coalesced flush adding into the output
+ *           ./build/day06_roofline --impl gpu_r6_v6_one_kernel
  *
  * Day 05's L1/shared pipe was 95% busy, mostly replaying bank conflicts. Here every warp-wide
  * shared atomic hits 32 different banks whatever the data (roofline.cuh's layout), loads are wide
- * and many, and one kernel does the whole job:
- *
- *  - a block owns 128 channels of a chunk of rows; its histogram is `[bin][slot]` in shared
- *    memory (256 x 128 x 4 bytes = 128 KiB, one block of 1024 threads per SM); on a GPU whose
- *    shared memory per block holds less (every GPU below an A100), 64 or 32 channels
- *    (step_channels(), the CH template parameter);
- *  - each thread loads VEC bytes of a row (4 or 16) with UNROLL loads in flight, double buffered;
- *  - at the end the block adds its counts into the output with global atomics (MERGE_ATOMIC),
- *    or stores them as partials for a reduction kernel (MERGE_PARTIALS), either straight from the
- *    histogram (scattered: 32 channels per warp instruction) or through a transposition buffer
- *    (COALESCED: 32 consecutive bins of one channel per warp instruction);
- *  - PREFETCH > 0 streams the input into L2 ahead of the loads (step 3, which did not pay).
- *
- * The steps, at the bottom of this file, are its configurations: step 1 is VEC 4, UNROLL 8,
- * MERGE_ATOMIC, scattered; step 6 is VEC 4, UNROLL 8, MERGE_ATOMIC, no prefetch, COALESCED. All of
- * them count the byte histogram of channels divisible by VEC; final.cu takes step 6 to every
- * shape and binning.
+ * and many. A block owns CH channels of a chunk of rows: 128 (256 x 128 x 4 bytes = 128 KiB of
+ * histogram, one block of 1024 threads per SM), or 64 or 32 on a GPU whose shared memory per
+ * block holds less (every GPU below an A100: step_channels()), the one template parameter of
+ * each kernel. Every step counts the byte histogram of channels divisible by its loads' width;
+ * final.cu takes step 6 to every shape and binning.
  */
 #include <stdio.h>
 
+#include <type_traits>
+
 #include "cuda_check.h"
 #include "device.cuh"
+#include "gpu_limits.h"
+#include "plan.cuh"
+#include "ptx.cuh"
+#include "roofline.cuh"
 
 /** @brief Day 03's merge: one thread per counter sums the partial histograms
  *  (day03_privatized/privatized.cu; LESSON_USES day03_privatized). */
 extern "C" hist_status day03_sum_partials(const hist_device *dev, const uint32_t *d_partials,
                                           uint32_t copies, uint64_t counters, uint32_t *d_hist);
-#include "gpu_limits.h"
-#include "plan.cuh"
-#include "roofline.cuh"
 
-/** @brief How a block's counts reach the output. */
-enum merge_mode { MERGE_ATOMIC, MERGE_PARTIALS };
-
-/** @brief What one thread loads per row: a word, or 4 words. */
-template <int VEC> struct load_t;
-/** @brief 32-bit loads. */
-template <> struct load_t<4> { typedef uint32_t type; /**< one word */ };
-/** @brief 16-byte loads. */
-template <> struct load_t<16> { typedef uint4 type; /**< four words */ };
+/* ---- step 1: the conflict-free layout ---- */
 
 /**
- * @brief Count a 32-bit load.
- * @tparam CH channels per block
- * @param v the load
- * @param s_lane this lane's first slot
- * @param row_in_warp which of the warp's rows this lane reads (its bytes' rotation)
+ * @brief Step 1: one block counts CH channels of a chunk of rows conflict-free in shared memory
+ *        (32-bit loads, 8 in flight, double buffered), then adds its counts into the output
+ *        straight from the histogram (flush_scattered()).
+ * @tparam CH channels per block: 128 (64 or 32 on a GPU with less shared memory)
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by 4)
+ * @param chunk_rows rows per block
+ * @param d_out the output `[channels][256]`, zeroed
+ * @par Launch
+ * `__launch_bounds__(R6_THREADS, 1)`. A grid of (channel groups of CH, row chunks: SMs / groups),
+ * R6_THREADS (1024) threads, one block per SM, `R6_HIST_SMEM(CH)` bytes of dynamic shared memory
+ * (128 KiB with 128 channels: `launch_adding()`, which zeroes the output first).
  */
 template <int CH>
-__device__ __forceinline__ void count_load(uint32_t v, uint32_t *s_lane, uint32_t row_in_warp,
-                                           const uint32_t *) {
-    count_word<CH>(v, s_lane, row_in_warp);
+__global__ __launch_bounds__(R6_THREADS, 1) void step1_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_out) {
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    zero_histogram<CH>(s_hist);
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t w = lane % W, q = lane / W;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    if (w < words) { /* in a narrower last group some lanes idle */
+        const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        r6_double_buffered<8>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    flush_scattered<4, CH>(s_hist, c0, 4 * words, d_out, add_count());
 }
+
+/* ---- step 2: 16-byte loads ---- */
+
 /**
- * @brief Count a 16-byte load, its words rotated by the lane's row (see the layout above).
+ * @brief Count a 16-byte load: its 4 words rotated by the lane's row (two conditional swaps
+ *        instead of a dynamic index), so that the lanes sharing a word count different words at
+ *        each step (roofline.cuh's layout for VEC = 16).
  * @tparam CH channels per block
  * @param v the load: 16 channels of one row
  * @param s_hist the block's `[bin][slot]` histogram
- * @param row_in_warp which of the warp's rows (4, 8 or 16) this lane reads
+ * @param q which of the warp's rows (4, 8 or 16) this lane reads
  * @param word_slot this lane's slot of byte 0 of each of its 4 words
  */
-//! [count_load16]
 template <int CH>
-__device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t row_in_warp,
+__device__ __forceinline__ void count_wide(uint4 v, uint32_t *s_hist, uint32_t q,
                                            const uint32_t *word_slot) {
-    /* rotate the 4 words by row_in_warp: two conditional swaps instead of a dynamic index */
     uint32_t w0 = v.x, w1 = v.y, w2 = v.z, w3 = v.w, t;
-    if (row_in_warp & 1) {
+    if (q & 1) {
         t = w0;
         w0 = w1;
         w1 = w2;
         w2 = w3;
         w3 = t;
     }
-    if (row_in_warp & 2) {
+    if (q & 2) {
         t = w0;
         w0 = w2;
         w2 = t;
@@ -87,20 +119,65 @@ __device__ __forceinline__ void count_load(uint4 v, uint32_t *s_hist, uint32_t r
         w1 = w3;
         w3 = t;
     }
-    const uint32_t q = CH == 128 ? 0 : row_in_warp / 4; /* fewer channels: bytes rotated too */
-    count_word<CH>(w0, s_hist + word_slot[0], q);
-    count_word<CH>(w1, s_hist + word_slot[1], q);
-    count_word<CH>(w2, s_hist + word_slot[2], q);
-    count_word<CH>(w3, s_hist + word_slot[3], q);
+    const uint32_t bq = CH == 128 ? 0 : q / 4; /* fewer channels: bytes rotated too */
+    count_word<CH>(w0, s_hist + word_slot[0], bq);
+    count_word<CH>(w1, s_hist + word_slot[1], bq);
+    count_word<CH>(w2, s_hist + word_slot[2], bq);
+    count_word<CH>(w3, s_hist + word_slot[3], bq);
 }
-//! [count_load16]
 
-/* ---- streaming ahead into L2 ----
+/**
+ * @brief Step 2: step 1 with 16-byte loads, 4 in flight: a quarter of the load instructions.
+ * @tparam CH channels per block
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by 16)
+ * @param chunk_rows rows per block
+ * @param d_out the output `[channels][256]`, zeroed
+ * @par Launch
+ * As step 1 (`launch_adding()`).
+ */
+template <int CH>
+__global__ __launch_bounds__(R6_THREADS, 1) void step2_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_out) {
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    zero_histogram<CH>(s_hist);
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: 16-byte load l of
+       row q of its warp's R rows (roofline.cuh's layout) */
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t loads = min((uint32_t)CH, channels - c0) / 16;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t L = CH / 16, R = 32 / L; /* loads of a row, rows of a warp load */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t l = lane % L, q = lane / L;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    uint32_t word_slot[4]; /* the slot of byte 0 of the word counted i-th: word (i + q) % 4 */
+#pragma unroll
+    for (uint32_t i = 0; i < 4; ++i)
+        word_slot[i] = CH == 128 ? 8 * ((i + q) % 4) + l : 4 * l + (i + q) % 4;
+    if (l < loads) { /* in a narrower last group some lanes idle */
+        const uint4 *column = reinterpret_cast<const uint4 *>(d_samples + c0) + l;
+        const size_t stride = channels / 16;
+        const uint64_t first = r0 + warp * R + q;
+        r6_double_buffered<4>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint4 v) { count_wide<CH>(v, s_hist, q, word_slot); });
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    flush_scattered<16, CH>(s_hist, c0, 16 * loads, d_out, add_count());
+}
+
+/* ---- step 3: streaming ahead into L2 ----
  *
  * The loads of a warp wait in the same queue as its atomics, so fewer bytes are in flight than
  * the loop asks for. The copy engine's bulk L2 prefetch needs one instruction for kilobytes:
  * thread 0 of each block prefetches its share of the chunk's rows (the groups' blocks of a chunk
- * split the full rows between them) PREFETCH batches ahead, and the loads then hit in L2. */
+ * split the full rows between them) two batches ahead, and the loads then hit in L2. */
+
 /**
  * @brief Bulk-prefetch rows `[first_row, first_row + n_rows)` (all channels) into L2.
  * @param d_samples the input
@@ -117,186 +194,207 @@ __device__ __forceinline__ void prefetch_rows_l2(const uint8_t *d_samples, uint6
         return;
     const uint64_t begin = (first_row * channels) & ~UINT64_C(15); /* 16-byte aligned */
     const uint64_t end = (end_row * channels) & ~UINT64_C(15);
-    for (uint64_t at = begin; at < end; at += UINT64_C(1) << 20) { /* at most 1 MiB each */
-        const uint32_t bytes = (uint32_t)min(end - at, UINT64_C(1) << 20);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* a Hopper instruction */
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(d_samples + at), "r"(bytes)
-                     : "memory");
-#else
-        (void)bytes; /* not built for Hopper: unsupported() keeps step 3 off this GPU */
-#endif
-    }
-}
-
-/* ---- the flush ----
- *
- * Scattered: slot-major reads of the histogram are conflict-free, but then a warp's 32 counts go
- * to 32 channels, 4 KiB apart in the output (lanes count every 4th channel): 32 separate sectors
- * per instruction, 4.3 million in all on the main preset, every one of them live on uniform data.
- * Coalesced: 64 bins at a time go through a padded [slot][64 + 1] buffer (both its writes and its
- * reads are conflict-free thanks to the padding), so that a warp then adds 32 consecutive bins of
- * one channel: one 128-byte line per instruction. */
-/**
- * @brief One counter of the block reaches the output: stored as a partial (MERGE_PARTIALS), or
- *        added with a global atomic when it is not zero (MERGE_ATOMIC).
- * @param dest the output's counter, or this chunk's partial
- * @param count the block's count
- */
-template <merge_mode MERGE>
-__device__ __forceinline__ void merge_count(uint32_t *dest, uint32_t count) {
-    if (MERGE == MERGE_PARTIALS)
-        *dest = count;
-    else if (count > 0)
-        atomicAdd(dest, count);
+    for (uint64_t at = begin; at < end; at += UINT64_C(1) << 20) /* at most 1 MiB each */
+        hist_ptx_bulk_prefetch_L2(d_samples + at, (uint32_t)min(end - at, UINT64_C(1) << 20));
 }
 
 /**
- * @brief Flush straight from the histogram: 32 channels (32 sectors) per warp instruction.
- * @param s_hist the block's `[bin][slot]` histogram
- * @param c0 the block's first channel
- * @param group_channels channels this block counts (fewer in a last, partial group)
- * @param d_dest the output or this chunk's partials
- */
-template <int VEC, merge_mode MERGE, int CH>
-__device__ __forceinline__ void flush_scattered(const uint32_t *s_hist, uint32_t c0,
-                                                uint32_t group_channels, uint32_t *d_dest) {
-    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x) {
-        const uint32_t bin = k / CH, channel = slot_to_channel<VEC, CH>(k % CH);
-        if (channel >= group_channels)
-            continue;
-        merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + bin], s_hist[k]);
-    }
-}
-
-/** @brief Flush through the padded transposition buffer: 32 consecutive bins per warp instruction.
- * @param s_hist the block's `[bin][slot]` histogram
- * @param s_flush the `[CH][65]` transposition buffer
- * @param c0 the block's first channel
- * @param group_channels channels this block counts
- * @param d_dest the output or this chunk's partials
- */
-template <int VEC, merge_mode MERGE, int CH>
-__device__ __forceinline__ void flush_coalesced(const uint32_t *s_hist, uint32_t *s_flush,
-                                                uint32_t c0, uint32_t group_channels,
-                                                uint32_t *d_dest) {
-    // SOLUTION flush_coalesced [gpu_r6_v5_two_kernels gpu_r6_v6_one_kernel]: 64 bins at a time: copy
-    //   s_hist[(b0 + bin) * CH + slot] to s_flush[slot * 65 + bin] (k = bin * CH + slot per
-    //   thread), barrier, then read it slot-major (k = slot * 64 + bin) so a warp handles 32
-    //   consecutive bins of one channel (slot_to_channel<VEC, CH>): skip channels >=
-    //   group_channels, then merge_count<MERGE> each count into its output counter; barrier
-    //   before the next 64 bins.
-    // stub: (void)s_hist, (void)s_flush, (void)c0, (void)group_channels, (void)d_dest;
-    const uint32_t pad = R6_FLUSH_BINS + 1;
-    for (uint32_t b0 = 0; b0 < R6_BINS; b0 += R6_FLUSH_BINS) {
-        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
-            const uint32_t bin = k / CH, slot = k % CH;
-            s_flush[slot * pad + bin] = s_hist[(b0 + bin) * CH + slot];
-        }
-        __syncthreads(); /* the buffer is full */
-        for (uint32_t k = threadIdx.x; k < R6_FLUSH_BINS * CH; k += blockDim.x) {
-            const uint32_t slot = k / R6_FLUSH_BINS, bin = k % R6_FLUSH_BINS;
-            const uint32_t channel = slot_to_channel<VEC, CH>(slot);
-            if (channel >= group_channels)
-                continue;
-            merge_count<MERGE>(&d_dest[(size_t)(c0 + channel) * R6_BINS + b0 + bin],
-                               s_flush[slot * pad + bin]);
-        }
-        __syncthreads(); /* the buffer is read before the next round overwrites it */
-    }
-    // END SOLUTION
-}
-
-/** @brief Day 06's kernel: one block counts CH channels (128; 64 or 32 on a GPU with less shared
- *  memory) of a chunk of rows conflict-free in shared memory, then flushes (see the file comment
- *  for the template parameters).
+ * @brief Step 3: step 1, thread 0 of each block bulk-prefetching its share of the rows into L2
+ *        two batches ahead of the loads (a Hopper instruction; below sm_90 it does nothing, and
+ *        unsupported_prefetch() keeps the step off those GPUs).
+ * @tparam CH channels per block
  * @param d_samples the input, row-major `[rows][channels]`
  * @param rows rows
- * @param channels channels per row (divisible by VEC)
+ * @param channels channels per row (divisible by 4)
  * @param chunk_rows rows per block
- * @param d_out the output `[channels][256]` (zeroed, MERGE_ATOMIC) or the partials, one per chunk
- * (MERGE_PARTIALS)
+ * @param d_out the output `[channels][256]`, zeroed
  * @par Launch
- * `__launch_bounds__(R6_THREADS, 1)`. `run_roofline()`: a grid of (channel groups of CH, row
- * chunks: SMs / groups), R6_THREADS (1024) threads, one block per SM, the `[256][CH]` histogram
- * (128 KiB with 128 channels) plus, when COALESCED, the `[CH][64 + 1]` transposition buffer
- * (33,280 bytes) of dynamic shared memory: `R6_STEP_SMEM(CH)`, 164,352 bytes with 128 channels,
- * opted in (`cudaFuncSetAttribute`); with MERGE_ATOMIC the output is zeroed before.
+ * As step 1 (`launch_adding()`).
  */
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED, int CH>
-__global__ void __launch_bounds__(R6_THREADS, 1)
-    roofline_kernel(const uint8_t *__restrict__ d_samples, uint64_t rows, uint32_t channels,
-                    uint64_t chunk_rows, uint32_t *__restrict__ d_out) {
-    typedef typename load_t<VEC>::type load_type;
+template <int CH>
+__global__ __launch_bounds__(R6_THREADS, 1) void step3_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_out) {
     extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
-    for (uint32_t k = threadIdx.x; k < R6_BINS * CH; k += blockDim.x)
-        s_hist[k] = 0;
+    zero_histogram<CH>(s_hist);
     __syncthreads(); /* all counters zeroed before any thread counts */
 
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
     const uint32_t c0 = blockIdx.x * CH;
-    const uint32_t group_loads = min((uint32_t)CH, channels - c0) / VEC;
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint32_t loads_per_row = CH / VEC;           /* 32, 16, 8 (VEC 4); 8, 4, 2 (VEC 16) */
-    const uint32_t rows_per_warp = 32 / loads_per_row; /* 1 to 16 */
-    const uint32_t load_in_row = lane % loads_per_row;
-    const uint32_t row_in_warp = lane / loads_per_row;
-    const uint64_t step = (uint64_t)(blockDim.x / 32) * rows_per_warp;
-    const uint64_t r0 = blockIdx.y * chunk_rows;
-    const uint64_t r1 = min(r0 + chunk_rows, rows);
-
-    /* this lane's slot for byte 0 of each word it counts (see the layout above) */
-    uint32_t word_slot[4];
-    if (VEC == 4) {
-        word_slot[0] = load_in_row; /* the lane itself with 128 channels */
-    } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) /* word (i + r) % 4 of the load */
-            word_slot[i] = CH == 128 ? 8 * ((i + row_in_warp) % 4) + load_in_row
-                                     : 4 * load_in_row + (i + row_in_warp) % 4;
-    }
-    uint32_t *s_base = VEC == 4 ? s_hist + load_in_row : s_hist;
-
-    if (load_in_row < group_loads) { /* a last, partial channel group leaves some lanes idle */
-        const load_type *column = reinterpret_cast<const load_type *>(d_samples + c0) + load_in_row;
-        const size_t row_stride = channels / VEC; /* in loads */
-        uint64_t r = r0 + warp * rows_per_warp + row_in_warp;
-        const uint64_t batch_rows = UNROLL * step;
-        const uint32_t groups = gridDim.x;
-        const uint64_t share = max(batch_rows / groups, (uint64_t)1);
-        if (PREFETCH > 0 && threadIdx.x == 0) /* the first batches, this block's share */
-            for (int b = 0; b < PREFETCH; ++b)
+    const uint32_t w = lane % W, q = lane / W;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    if (w < words) { /* in a narrower last group some lanes idle */
+        const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        /* thread 0 prefetches this block's share of each batch (its chunk's groups split it) */
+        const uint64_t batch_rows = 8 * step;
+        const uint64_t share = max(batch_rows / gridDim.x, (uint64_t)1);
+        if (threadIdx.x == 0) /* the first two batches */
+            for (int b = 0; b < 2; ++b)
                 prefetch_rows_l2(d_samples, r0 + (uint64_t)b * batch_rows + blockIdx.x * share,
                                  share, r1, channels);
-        r6_double_buffered<UNROLL>(
-            r, step, r1, [&](uint64_t row) { return column[row * row_stride]; },
-            [&](const load_type &v) { count_load<CH>(v, s_base, row_in_warp, word_slot); },
+        r6_double_buffered<8>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); },
             [&](uint64_t next) {
-                if (PREFETCH > 0 && threadIdx.x == 0) /* the batch PREFETCH - 1 after the next */
-                    prefetch_rows_l2(d_samples,
-                                     next +
-                                         (uint64_t)(PREFETCH > 0 ? PREFETCH - 1 : 0) * batch_rows +
-                                         blockIdx.x * share,
-                                     share, rows, channels);
+                if (threadIdx.x == 0) /* before each batch, the one after the next */
+                    prefetch_rows_l2(d_samples, next + batch_rows + blockIdx.x * share, share, rows,
+                                     channels);
             });
     }
     __syncthreads(); /* every count in before the histogram is read */
-
-    const uint32_t group_channels = group_loads * VEC;
-    uint32_t *d_dest = MERGE == MERGE_ATOMIC
-                           ? d_out
-                           : d_out + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk */
-    //! [flush_choice]
-    if (COALESCED)
-        flush_coalesced<VEC, MERGE, CH>(s_hist, s_hist + R6_BINS * CH, c0, group_channels, d_dest);
-    else
-        flush_scattered<VEC, MERGE, CH>(s_hist, c0, group_channels, d_dest);
-    //! [flush_choice]
+    flush_scattered<4, CH>(s_hist, c0, 4 * words, d_out, add_count());
 }
 
-/* ---- the block on this GPU ---- */
+/* ---- step 4: partials instead of atomics ---- */
 
-/** @brief A block's shared memory with CH channels: the histogram and the transposition buffer
- *  (164,352 bytes with 128, 82,176 with 64, 41,088 with 32). */
-#define R6_STEP_SMEM(CH) ((size_t)R6_BINS * (CH)*4 + (size_t)(CH) * (R6_FLUSH_BINS + 1) * 4)
+/**
+ * @brief Step 4: step 1, the block's counts stored (not added) as its chunk's partial histogram,
+ *        which day 03's kernel then sums into the output.
+ * @tparam CH channels per block
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by 4)
+ * @param chunk_rows rows per block
+ * @param d_partials a partial histogram `[channels][256]` per row chunk
+ * @par Launch
+ * As step 1, into the workspace (`launch_partials()`, which then sums the partials).
+ */
+template <int CH>
+__global__ __launch_bounds__(R6_THREADS, 1) void step4_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_partials) {
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    zero_histogram<CH>(s_hist);
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t w = lane % W, q = lane / W;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    if (w < words) { /* in a narrower last group some lanes idle */
+        const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        r6_double_buffered<8>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    uint32_t *d_partial = d_partials + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk's */
+    flush_scattered<4, CH>(s_hist, c0, 4 * words, d_partial, store_count());
+}
+
+/* ---- step 5: a coalesced flush ---- */
+
+/**
+ * @brief Step 5: step 4 with the coalesced flush: the partials stored through the padded
+ *        transposition buffer, 32 consecutive bins of one channel per warp instruction.
+ * @tparam CH channels per block
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by 4)
+ * @param chunk_rows rows per block
+ * @param d_partials a partial histogram `[channels][256]` per row chunk
+ * @par Launch
+ * As step 4, with `R6_STEP_SMEM(CH)` bytes of dynamic shared memory: the histogram and the
+ * `[CH][64 + 1]` transposition buffer (164,352 bytes with 128 channels).
+ */
+template <int CH>
+__global__ __launch_bounds__(R6_THREADS, 1) void step5_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_partials) {
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    zero_histogram<CH>(s_hist);
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t w = lane % W, q = lane / W;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    if (w < words) { /* in a narrower last group some lanes idle */
+        const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        r6_double_buffered<8>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    uint32_t *d_partial = d_partials + (size_t)blockIdx.y * channels * R6_BINS; /* this chunk's */
+    flush_coalesced<CH>(s_hist, s_hist + R6_BINS * CH, c0, 4 * words, d_partial, store_count());
+}
+
+/* ---- step 6: one kernel again ---- */
+
+/**
+ * @brief Step 6: step 5's coalesced flush adding into the output: no partials, no second kernel.
+ * @tparam CH channels per block
+ * @param d_samples the input, row-major `[rows][channels]`
+ * @param rows rows
+ * @param channels channels per row (divisible by 4)
+ * @param chunk_rows rows per block
+ * @param d_out the output `[channels][256]`, zeroed
+ * @par Launch
+ * As step 1 (`launch_adding()`), with step 5's `R6_STEP_SMEM(CH)` bytes of shared memory.
+ */
+template <int CH>
+__global__ __launch_bounds__(R6_THREADS, 1) void step6_kernel(const uint8_t *__restrict__ d_samples,
+                                                              uint64_t rows, uint32_t channels,
+                                                              uint64_t chunk_rows,
+                                                              uint32_t *__restrict__ d_out) {
+    extern __shared__ uint32_t s_hist[]; /* [256 bins][CH slots] */
+    zero_histogram<CH>(s_hist);
+    __syncthreads(); /* all counters zeroed before any thread counts */
+
+    /* the block: channels c0.. (fewer in a last group), rows r0 to r1; the lane: word w of
+       row q of its warp's R rows (roofline.cuh's layout) */
+    const uint32_t c0 = blockIdx.x * CH;
+    const uint32_t words = min((uint32_t)CH, channels - c0) / 4;
+    const uint64_t r0 = blockIdx.y * chunk_rows, r1 = min(r0 + chunk_rows, rows);
+    constexpr uint32_t W = CH / 4, R = 32 / W; /* words of a row, rows of a warp load */
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t w = lane % W, q = lane / W;
+    const uint64_t step = (uint64_t)(blockDim.x / 32) * R; /* a lane's row to its next */
+    if (w < words) { /* in a narrower last group some lanes idle */
+        const uint32_t *column = reinterpret_cast<const uint32_t *>(d_samples + c0) + w;
+        const size_t stride = channels / 4;
+        const uint64_t first = r0 + warp * R + q;
+        r6_double_buffered<8>(
+            first, step, r1, [&](uint64_t row) { return column[row * stride]; },
+            [&](uint32_t v) { count_word<CH>(v, s_hist + w, q); });
+    }
+    __syncthreads(); /* every count in before the histogram is read */
+    flush_coalesced<CH>(s_hist, s_hist + R6_BINS * CH, c0, 4 * words, d_out, add_count());
+}
+
+/* ---- the host side: the block on this GPU, and the two launches ---- */
+
+/** @brief A block's shared memory with CH channels and no transposition buffer (steps 1-4):
+ *  the histogram (131,072 bytes with 128, 65,536 with 64, 32,768 with 32). */
+#define R6_HIST_SMEM(CH) ((size_t)R6_BINS * (CH)*4)
+/** @brief A block's shared memory with CH channels (steps 5 and 6): the histogram and the
+ *  transposition buffer (164,352 bytes with 128, 82,176 with 64, 41,088 with 32). */
+#define R6_STEP_SMEM(CH) (R6_HIST_SMEM(CH) + (size_t)(CH) * (R6_FLUSH_BINS + 1) * 4)
 
 /** @brief Steps 1-6's channels per block on @p dev: 128, or the largest of 64 and 32 whose block
  *  its shared memory per block holds (every step the same, so that they compare); 0 if none. */
@@ -318,46 +416,81 @@ const char *describe_step_plan(const hist_problem *p, const hist_device *dev) {
     return text;
 }
 
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED, int CH>
-static hist_status launch_roofline(const hist_args *a) {
-    const hist_problem *p = a->problem;
-    uint64_t chunk_rows = 0;
-    const uint32_t chunks = chunks_for(p, a->device, CH, &chunk_rows);
-    const uint32_t groups = (p->channels + CH - 1) / CH;
-    const size_t smem = COALESCED ? R6_STEP_SMEM(CH) : (size_t)R6_BINS * CH * sizeof(uint32_t);
-    uint32_t *d_dest = MERGE == MERGE_ATOMIC ? a->hist : (uint32_t *)a->workspace;
-    if (MERGE == MERGE_ATOMIC)
-        HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
-    if (p->rows > 0) {
-        hist_status s =
-            hist_launch(a->device, roofline_kernel<VEC, UNROLL, MERGE, PREFETCH, COALESCED, CH>,
-                        dim3(groups, chunks), R6_THREADS, smem, 0, "roofline_kernel", a->samples,
-                        p->rows, p->channels, chunk_rows, d_dest);
-        if (s != HIST_OK)
-            return s;
-    } else if (MERGE == MERGE_PARTIALS) {
-        HIST_CUDA_TRY(cudaMemsetAsync(d_dest, 0, hist_counters(p) * sizeof(uint32_t)));
-    }
-    if (MERGE == MERGE_PARTIALS) /* day 03's merge */
-        return day03_sum_partials(a->device, d_dest, chunks, hist_counters(p), a->hist);
-    return HIST_OK;
-}
+/** @brief Every step's kernel: (input, rows, channels, rows per block, output or partials). */
+typedef void (*step_kernel)(const uint8_t *, uint64_t, uint32_t, uint64_t, uint32_t *);
 
-/* A step on this GPU: its kernel with the channels per block that the GPU holds. */
-template <int VEC, int UNROLL, merge_mode MERGE, int PREFETCH, bool COALESCED>
-static hist_status run_roofline(const hist_args *a) {
+/**
+ * @brief Call @p launch with this GPU's channels per block (step_channels()) as a compile-time
+ *        constant (a `std::integral_constant`), so that it can pick the step's kernel for them.
+ * @param a the call's arguments (its device)
+ * @param launch launch(CH): the step's launch with CH channels per block
+ * @return what @p launch returns, or the failure where no block fits the GPU
+ */
+template <typename Launch>
+static hist_status with_step_channels(const hist_args *a, Launch launch) {
     switch (step_channels(a->device)) {
     case 128:
-        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 128>(a);
+        return launch(std::integral_constant<int, 128>());
     case 64:
-        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 64>(a);
+        return launch(std::integral_constant<int, 64>());
     case 32:
-        return launch_roofline<VEC, UNROLL, MERGE, PREFETCH, COALESCED, 32>(a);
+        return launch(std::integral_constant<int, 32>());
     default:
         return hist_fail(HIST_ERR_UNSUPPORTED,
                          "day06's steps need %zu bytes of shared memory per block; %s allows %zu",
                          R6_STEP_SMEM(32), a->device->name, a->device->smem_per_block_optin);
     }
+}
+
+/**
+ * @brief Launch a step that adds into the output (steps 1-3 and 6): the output zeroed, then a
+ *        grid of (channel groups of @p ch, row chunks: SMs / groups), one block per SM.
+ * @param a the call's arguments
+ * @param kernel the step's kernel with @p ch channels per block
+ * @param ch channels per block
+ * @param smem its dynamic shared memory
+ * @param name the kernel's name, for a launch error
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status launch_adding(const hist_args *a, step_kernel kernel, uint32_t ch, size_t smem,
+                                 const char *name) {
+    const hist_problem *p = a->problem;
+    uint64_t chunk_rows = 0;
+    const uint32_t chunks = chunks_for(p, a->device, ch, &chunk_rows);
+    const uint32_t groups = (p->channels + ch - 1) / ch;
+    HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
+    if (p->rows == 0)
+        return HIST_OK;
+    return hist_launch(a->device, kernel, dim3(groups, chunks), R6_THREADS, smem, 0, name,
+                       a->samples, p->rows, p->channels, chunk_rows, a->hist);
+}
+
+/**
+ * @brief Launch a step that stores partials (steps 4 and 5): its kernel into the workspace, a
+ *        partial histogram per row chunk, then day 03's merge sums them into the output.
+ * @param a the call's arguments (its workspace: partials_bytes())
+ * @param kernel the step's kernel with @p ch channels per block
+ * @param ch channels per block
+ * @param smem its dynamic shared memory
+ * @param name the kernel's name, for a launch error
+ * @return HIST_OK or the CUDA error
+ */
+static hist_status launch_partials(const hist_args *a, step_kernel kernel, uint32_t ch, size_t smem,
+                                   const char *name) {
+    const hist_problem *p = a->problem;
+    uint64_t chunk_rows = 0;
+    const uint32_t chunks = chunks_for(p, a->device, ch, &chunk_rows);
+    const uint32_t groups = (p->channels + ch - 1) / ch;
+    uint32_t *d_partials = (uint32_t *)a->workspace;
+    if (p->rows > 0) {
+        hist_status s = hist_launch(a->device, kernel, dim3(groups, chunks), R6_THREADS, smem, 0,
+                                    name, a->samples, p->rows, p->channels, chunk_rows, d_partials);
+        if (s != HIST_OK)
+            return s;
+    } else {
+        HIST_CUDA_TRY(cudaMemsetAsync(d_partials, 0, hist_counters(p) * sizeof(uint32_t)));
+    }
+    return day03_sum_partials(a->device, d_partials, chunks, hist_counters(p), a->hist);
 }
 
 size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
@@ -370,71 +503,83 @@ size_t partials_bytes(const hist_problem *p, const hist_device *dev) {
    from compute_80 PTX, where the bulk prefetch is compiled out). */
 static bool built_for_hopper() {
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, roofline_kernel<4, 8, MERGE_ATOMIC, 2, false, 128>) !=
-        cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, step3_kernel<128>) != cudaSuccess) {
         cudaGetLastError();
         return true; /* no GPU to ask (the which-GPU page): the build's own architecture decides */
     }
     return attr.ptxVersion >= 90;
 }
 
-template <int VEC, int PREFETCH>
-static const char *unsupported(const hist_problem *p, const hist_device *dev) {
+/** @brief Why steps 1-6 cannot run @p p with loads of @p vec bytes, or NULL.
+ *  @param p the problem @param dev the GPU, or NULL @param vec 4 or 16 @return the reason */
+static const char *unsupported_step(const hist_problem *p, const hist_device *dev, uint32_t vec) {
     if (!hist_is_byte_binning(p->binning))
         return "byte histogram only (--lo 0 --hi 255 --width 1)";
-    if (p->channels % VEC != 0)
-        return VEC == 4 ? "channels must be divisible by 4 (32-bit loads)"
+    if (p->channels % vec != 0)
+        return vec == 4 ? "channels must be divisible by 4 (32-bit loads)"
                         : "channels must be divisible by 16 (16-byte loads)";
     if (dev && step_channels(dev) == 0)
         return HIST_NOT_ON_GPU "steps 1-6 need at least 41,088 bytes of shared memory per block "
                                "(32 channels)";
-    if (PREFETCH > 0 && dev && dev->cc_major < 9)
+    return NULL;
+}
+
+const char *unsupported_vec4(const hist_problem *p, const hist_device *dev) {
+    return unsupported_step(p, dev, 4);
+}
+const char *unsupported_vec16(const hist_problem *p, const hist_device *dev) {
+    return unsupported_step(p, dev, 16);
+}
+const char *unsupported_prefetch(const hist_problem *p, const hist_device *dev) {
+    const char *why = unsupported_step(p, dev, 4);
+    if (why != NULL)
+        return why;
+    if (dev && dev->cc_major < 9)
         return HIST_NOT_ON_GPU "needs a Hopper GPU (compute capability 9.0) for "
                                "cp.async.bulk.prefetch";
-    if (PREFETCH > 0 && dev && !built_for_hopper())
+    if (dev && !built_for_hopper())
         return HIST_NOT_ON_GPU "this build has no sm_90 code for cp.async.bulk.prefetch (build "
                                "with ARCH=sm_90)";
     return NULL;
 }
 
-/* ---- the steps, as registry.cu lists them ---- */
+/* ---- the steps, as registry.cu lists them: each its kernel with this GPU's CH ---- */
 
-/** @brief Step 1: the conflict-free layout, 32-bit loads 8 deep, scattered atomic flush.
- *  @param a the call's arguments @return HIST_OK or the failure */
+/** @brief Step 1 (step1_kernel()). @param a the call's arguments @return HIST_OK or the failure */
 hist_status run_step1(const hist_args *a) {
-    return run_roofline<4, 8, MERGE_ATOMIC, 0, false>(a);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_adding(a, step1_kernel<CH>, CH, R6_HIST_SMEM(CH), "step1_kernel");
+    });
 }
-/** @brief Step 2: 16-byte loads, 4 deep. @param a the call's arguments @return as step 1 */
+/** @brief Step 2 (step2_kernel()). @param a the call's arguments @return as step 1 */
 hist_status run_step2(const hist_args *a) {
-    return run_roofline<16, 4, MERGE_ATOMIC, 0, false>(a);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_adding(a, step2_kernel<CH>, CH, R6_HIST_SMEM(CH), "step2_kernel");
+    });
 }
-/** @brief Step 3: step 1 with the bulk L2 prefetch two batches ahead.
- *  @param a the call's arguments @return as step 1 */
+/** @brief Step 3 (step3_kernel()). @param a the call's arguments @return as step 1 */
 hist_status run_step3(const hist_args *a) {
-    return run_roofline<4, 8, MERGE_ATOMIC, 2, false>(a);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_adding(a, step3_kernel<CH>, CH, R6_HIST_SMEM(CH), "step3_kernel");
+    });
 }
-/** @brief Step 4: partials stored (scattered), summed by a second kernel.
- *  @param a the call's arguments @return as step 1 */
+/** @brief Step 4 (step4_kernel(), then day 03's merge). @param a the call's arguments
+ *  @return as step 1 */
 hist_status run_step4(const hist_args *a) {
-    return run_roofline<4, 8, MERGE_PARTIALS, 0, false>(a);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_partials(a, step4_kernel<CH>, CH, R6_HIST_SMEM(CH), "step4_kernel");
+    });
 }
-/** @brief Step 5: partials stored coalesced, then summed. @param a the call's arguments
+/** @brief Step 5 (step5_kernel(), then day 03's merge). @param a the call's arguments
  *  @return as step 1 */
 hist_status run_step5(const hist_args *a) {
-    return run_roofline<4, 8, MERGE_PARTIALS, 0, true>(a);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_partials(a, step5_kernel<CH>, CH, R6_STEP_SMEM(CH), "step5_kernel");
+    });
 }
-/** @brief Step 6: one kernel with the coalesced atomic flush. @param a the call's arguments
- *  @return as step 1 */
+/** @brief Step 6 (step6_kernel()). @param a the call's arguments @return as step 1 */
 hist_status run_step6(const hist_args *a) {
-    return run_roofline<4, 8, MERGE_ATOMIC, 0, true>(a);
-}
-
-const char *unsupported_vec4(const hist_problem *p, const hist_device *dev) {
-    return unsupported<4, 0>(p, dev);
-}
-const char *unsupported_vec16(const hist_problem *p, const hist_device *dev) {
-    return unsupported<16, 0>(p, dev);
-}
-const char *unsupported_prefetch(const hist_problem *p, const hist_device *dev) {
-    return unsupported<4, 2>(p, dev);
+    return with_step_channels(a, [&](auto CH) {
+        return launch_adding(a, step6_kernel<CH>, CH, R6_STEP_SMEM(CH), "step6_kernel");
+    });
 }

@@ -8,8 +8,8 @@
 # inside; values >= num_bins are not counted). The file is the course's own sources, whole:
 # common/status.c, day06_roofline/plan.cu and final.cu bundled by tools/build/bundle.py (each
 # local header in place of its first #include: common/hist.h, cuda_check.h, gpu_limits.h,
-# device.cuh, day06_roofline's plan.cuh, roofline.cuh and small.cuh), then a short PyTorch entry
-# point. Nothing is retyped or rewritten: a change to the kernel is in the next `make submission`.
+# device.cuh, ptx.cuh, day06_roofline's plan.cuh, roofline.cuh, small.cuh and final.cuh), then a
+# short PyTorch entry point. Nothing is retyped or rewritten: a change to the kernel is in the next `make submission`.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: day06_roofline/submission.sh OUT.cu" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd -P)

@@ -213,10 +213,10 @@ EOF
         while IFS=: read -r name args; do
             file=$out/${tag}_profile_shapes_$name.csv
             echo "measure: $file"
-            cmd="$NCU --clock-control none --kernel-name regex:any_kernel --metrics $m --csv $build/day06_roofline/day06_roofline --impl gpu_roofline --reps 1 --warmup 0 $args"
+            cmd="$NCU --clock-control none --kernel-name regex:step8_kernel --metrics $m --csv $build/day06_roofline/day06_roofline --impl gpu_roofline --reps 1 --warmup 0 $args"
             # shellcheck disable=SC2086
             { stamp "$cmd"
-              $NCU --clock-control none --kernel-name regex:any_kernel --metrics "$m" --csv \
+              $NCU --clock-control none --kernel-name regex:step8_kernel --metrics "$m" --csv \
                   --log-file "$file.part" "$build/day06_roofline/day06_roofline" \
                   --impl gpu_roofline --reps 1 --warmup 0 $args > /dev/null
               cat "$file.part"; } > "$file.tmp"
