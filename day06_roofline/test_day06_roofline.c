@@ -40,7 +40,7 @@ static void test_shape_matrix(void **state) {
     TEST_REQUIRE_GPU(dev);
     /* up to 64 Mi samples: 100,003 rows of 528 channels (five groups), not 65,537 or 100,003 of
        1,024 (the main preset, a million rows of 512, is the generic tests' case) */
-    const test_matrix m = {rows, 9, channels, 10, UINT64_C(1) << 26};
+    const test_matrix m = {rows, 9, channels, 10, UINT64_C(1) << 26, {0, 0}};
     const int shapes = (int)test_matrix_shapes(&m);
     assert_int_equal(shapes, 9 * 10 - 2);
     int *ran = test_counts(day06_impl_count);
@@ -181,14 +181,14 @@ static void test_final_any_shape(void **state) {
     const hist_device *dev;
     TEST_REQUIRE_GPU(dev);
     const hist_impl *final = test_find_impl(day06_impls, day06_impl_count, "gpu_roofline");
-    const test_matrix m = {final_rows, 6, final_channels, 12, 0};
+    const test_matrix m = {final_rows, 6, final_channels, 12, 0, {0, 0}};
     const int ran = test_matrix_exact(final, dev, &m, 2);
     print_message("gpu_roofline: %d more cases exact\n", ran);
     assert_int_equal(ran, 6 * 12 * 4 * 3); /* nothing skipped */
     /* many channel groups, fewer rows than blocks */
     static const uint64_t wide_rows[] = {1, 3, 100};
     static const uint32_t wide_channels[] = {16384, 16387};
-    const test_matrix wide = {wide_rows, 3, wide_channels, 2, 0};
+    const test_matrix wide = {wide_rows, 3, wide_channels, 2, 0, {0, 0}};
     assert_int_equal(test_matrix_exact(final, dev, &wide, 2), 3 * 2 * 4 * 3);
 }
 
@@ -218,7 +218,7 @@ static void test_final_unaligned_input(void **state) {
                 for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
                     const size_t offset = offsets[o];
                     memset(got, 0, n * sizeof *got);
-                    if (hist_gpu_run_offset(dev, final, &d.problem, samples, offset, 0, got) !=
+                    if (hist_gpu_run_offset(dev, final, &d.problem, samples, offset, NULL, got) !=
                         HIST_OK)
                         fail_msg("%s", hist_last_error());
                     if (memcmp(want, got, n * sizeof *got) != 0)
@@ -249,7 +249,7 @@ static void test_small_inputs(void **state) {
         0,    1,    15,     16,      17,      31,          8191, /* a block: 8 KiB (small.cuh) */
         8192, 8193, 100003, 1310720, 2621440, (16u << 20), (16u << 20) + 1};
     static const uint32_t one[] = {1};
-    const test_matrix m = {sizes, 14, one, 1, 0};
+    const test_matrix m = {sizes, 14, one, 1, 0, {0, 0}};
     const int ran = test_matrix_exact(small, dev, &m, 2);
     print_message("gpu_r6_v9_small: %d cases exact\n", ran);
     assert_int_equal(ran, 13 * 4 * 3); /* all but the size past its limit */
@@ -264,7 +264,8 @@ static void test_small_inputs(void **state) {
         hist_reference_parallel(&d.problem, samples, want);
         for (size_t o = 0; o < 4; ++o) {
             memset(got, 0, sizeof got);
-            if (hist_gpu_run_offset(dev, small, &d.problem, samples, offsets[o], 0, got) != HIST_OK)
+            if (hist_gpu_run_offset(dev, small, &d.problem, samples, offsets[o], NULL, got) !=
+                HIST_OK)
                 fail_msg("%s", hist_last_error());
             if (memcmp(want, got, sizeof got) != 0)
                 fail_msg("gpu_r6_v9_small differs: %llu bytes starting %zu past a word",
