@@ -29,7 +29,7 @@
  * @brief Bring the cache line that holds @p p into L2 (`prefetch.global.L2`): a hint, no result.
  *
  * PTX ISA "Data Movement and Conversion Instructions: prefetch, prefetchu"
- * (#data-movement-and-conversion-instructions-prefetch-prefetchu). PTX ISA 2.0, sm_20: every
+ * (`#data-movement-and-conversion-instructions-prefetch-prefetchu`). PTX ISA 2.0, sm_20: every
  * GPU and toolkit the course supports. (CCCL 3.0 has no wrapper; later CCCL releases document
  * `cuda::ptx::prefetch_L2()`.)
  * @param p a global address
@@ -45,7 +45,7 @@ __device__ __forceinline__ void hist_ptx_prefetch_global_L2(const void *p) {
  *        and leave the line's other sectors in L2 for the neighbouring groups' blocks.
  *
  * PTX ISA "Data Movement and Conversion Instructions: ld"
- * (#data-movement-and-conversion-instructions-ld), `.nc` with the `.L2::128B` prefetch size. PTX
+ * (`#data-movement-and-conversion-instructions-ld`), `.nc` with the `.L2::128B` prefetch size. PTX
  * ISA 7.4, sm_75 (CUDA 11.4 or newer): every GPU the course supports. Not CCCL 3.0's
  * `cuda::ptx::ld_nc_L2_128B(cuda::ptx::space_global, p)`: that one converts the address to the
  * global window first (`__cvta_generic_to_global`), and in day 06's loop the compiler then
@@ -66,7 +66,7 @@ __device__ __forceinline__ uint32_t hist_ptx_ld_nc_L2_128B(const uint32_t *p) {
  *        (`cp.async.bulk.prefetch.L2.global`): a hint, no result, nothing to wait for.
  *
  * PTX ISA "Data Movement and Conversion Instructions: cp.async.bulk.prefetch"
- * (#data-movement-and-conversion-instructions-cp-async-bulk-prefetch). PTX ISA 8.0, sm_90 (CUDA
+ * (`#data-movement-and-conversion-instructions-cp-async-bulk-prefetch`). PTX ISA 8.0, sm_90 (CUDA
  * 12.0 or newer). @p p and @p bytes must be multiples of 16. Below sm_90 it does nothing (a
  * kernel that relies on it refuses those GPUs in its unsupported()). (CCCL 3.0 has no wrapper;
  * later CCCL releases document `cuda::ptx::cp_async_bulk_prefetch()`.)
@@ -87,7 +87,7 @@ __device__ __forceinline__ void hist_ptx_bulk_prefetch_L2(const void *p, uint32_
  *        address in the loop (day 08's packed counters, whose addresses are computed as such).
  *
  * PTX ISA "Parallel Synchronization and Communication Instructions: atom"
- * (#parallel-synchronization-and-communication-instructions-atom), `.shared` state space with a
+ * (`#parallel-synchronization-and-communication-instructions-atom`), `.shared` state space with a
  * 32-bit address. PTX ISA 1.1 (`atom`; on `.shared`: sm_12 or newer): every GPU and toolkit the
  * course supports. Relaxed at CTA scope, as `atomicAdd()`.
  * @param addr the word's shared-memory address
@@ -106,7 +106,7 @@ __device__ __forceinline__ uint32_t hist_ptx_shared_add(uint32_t addr, uint32_t 
  *        its counting threads without the gatekeeper warp). Barrier 0 is `__syncthreads()`'s.
  *
  * PTX ISA "Parallel Synchronization and Communication Instructions: bar, barrier"
- * (#parallel-synchronization-and-communication-instructions-bar-barrier). PTX ISA 2.0 (a thread
+ * (`#parallel-synchronization-and-communication-instructions-bar-barrier`). PTX ISA 2.0 (a thread
  * count), sm_20: every GPU and toolkit the course supports. `bar.sync` is `barrier.sync.aligned`:
  * every thread of a warp executes the same one. (The toolkit's `__barrier_sync_count()` is the
  * unaligned `barrier.sync`.)
@@ -125,7 +125,7 @@ template <unsigned BARRIER, unsigned THREADS> __device__ __forceinline__ void hi
  *        and remote `mbarrier` operations reach another block's shared memory.
  *
  * PTX ISA "Data Movement and Conversion Instructions: mapa"
- * (#data-movement-and-conversion-instructions-mapa). PTX ISA 7.8, sm_90 (CUDA 11.8 or newer).
+ * (`#data-movement-and-conversion-instructions-mapa`). PTX ISA 7.8, sm_90 (CUDA 11.8 or newer).
  * Below sm_90 it traps (a kernel that uses clusters refuses those GPUs in its unsupported()).
  * (CCCL 3.0 has no wrapper; `cooperative_groups::cluster_group::map_shared_rank()` maps a
  * generic pointer instead.)
@@ -151,7 +151,7 @@ __device__ __forceinline__ uint32_t hist_ptx_mapa(uint32_t addr, uint32_t rank) 
  *        first (day 08's step 5b: `cuda::ptx::fence_sync_restrict` on shared memory only).
  *
  * PTX ISA "Parallel Synchronization and Communication Instructions: barrier.cluster"
- * (#parallel-synchronization-and-communication-instructions-barrier-cluster). PTX ISA 8.0 (the
+ * (`#parallel-synchronization-and-communication-instructions-barrier-cluster`). PTX ISA 8.0 (the
  * `.relaxed` qualifier), sm_90 (CUDA 12.0 or newer). `.aligned`: every thread of a warp executes
  * the same one. (CCCL 3.0's `cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed)` is the
  * unaligned form.) Below sm_90 it traps.
@@ -169,7 +169,7 @@ __device__ __forceinline__ void hist_ptx_cluster_arrive_relaxed_aligned() {
  *        (`barrier.cluster.wait.aligned`; acquire at cluster scope).
  *
  * PTX ISA "Parallel Synchronization and Communication Instructions: barrier.cluster"
- * (#parallel-synchronization-and-communication-instructions-barrier-cluster). PTX ISA 7.8, sm_90
+ * (`#parallel-synchronization-and-communication-instructions-barrier-cluster`). PTX ISA 7.8, sm_90
  * (CUDA 11.8 or newer). `.aligned`: every thread of a warp executes the same one. (CCCL 3.0's
  * `cuda::ptx::barrier_cluster_wait()` is the unaligned form.) Below sm_90 it traps.
  */
