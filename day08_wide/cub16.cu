@@ -11,6 +11,7 @@
 
 #include "cuda_check.h"
 #include "hist.h"
+#include "wide.h"
 
 /** @brief Why CUB's even histogram cannot take @p p, or NULL.
  *  @param p the problem @param dev the GPU (unused) @return the reason, or NULL */
