@@ -128,7 +128,7 @@ __device__ __forceinline__ uint32_t hist_ptx_mapa(uint32_t addr, uint32_t rank) 
  *        (`st.async.shared::cluster.mbarrier::complete_tx::bytes.u32`); the sender does not wait.
  *
  * PTX ISA "Data Movement and Conversion Instructions: st.async"
- * (#data-movement-and-conversion-instructions-st-async). PTX ISA 8.1, sm_90 (CUDA 12.1 or
+ * (\#data-movement-and-conversion-instructions-st-async). PTX ISA 8.1, sm_90 (CUDA 12.1 or
  * newer). CCCL 3.0's `cuda::ptx::st_async()` takes generic pointers and converts both to shared
  * addresses at every call; a kernel that keeps its destinations as 32-bit shared::cluster
  * addresses (day 09's exchange: one add a word sent) uses this form. Below sm_90 it traps.

@@ -16,7 +16,7 @@
  * returned @param spill the global counters @param counters how many are real
  */
 static __device__ __noinline__ void packed_wrapped(uint32_t *words, uint32_t k, uint32_t old,
-                                            uint32_t *spill, uint32_t counters) {
+                                                   uint32_t *spill, uint32_t counters) {
     // SOLUTION packed_wrapped [gpu_packed16 gpu_wide gpu_exchange16]: the wrap booked. Add 65536
     //   to spill[k]. If k is odd (the high half), stop: its carry left the word. Else the carry
     //   went into the high half: take it back, back = atomicAdd(&words[k / 2], 0xFFFF0000u),

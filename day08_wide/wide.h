@@ -36,12 +36,9 @@ hist_status day08_cpu_wide16_run(const hist_args *a);
 
 /* cub16.cu: CUB's DeviceHistogram::HistogramEven, `gpu_cub16` */
 
-/** @brief Why CUB's even histogram cannot take @p p. @param p the problem @param dev the GPU
- *  @return the reason, or NULL */
+/* (documented where they are defined) */
 const char *day08_cub16_unsupported(const hist_problem *p, const hist_device *dev);
-/** @brief CUB's temporary storage. @param p the problem @param dev the GPU @return bytes */
 size_t day08_cub16_workspace(const hist_problem *p, const hist_device *dev);
-/** @brief `gpu_cub16`. @param a the call's arguments @return HIST_OK or the CUDA error */
 hist_status day08_cub16_run(const hist_args *a);
 
 /* wide.cu: steps 1-4 (their host functions are the file's own), and step 4 by name */

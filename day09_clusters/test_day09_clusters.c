@@ -157,8 +157,7 @@ static void test_unaligned_input(void **state) {
     for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
         assert_int_equal(hist_generate(&d, s + offsets[o]), HIST_OK);
         for (size_t i = 0; i < day09_impl_count; ++i)
-            exact_on(dev, day09_impls[i].name, &d.problem, s, offsets[o], 0,
-                     "an unaligned input");
+            exact_on(dev, day09_impls[i].name, &d.problem, s, offsets[o], 0, "an unaligned input");
     }
     free(s);
 }
