@@ -19,8 +19,8 @@
  *  4. `gpu_packed16`, packed_kernel(): step 3 with 16-bit counters two to a word, made exact
  *     (packed_add(), packed.cuh): 65,536 bins in 128 KiB, one pass on an H100 or an A100:
  *     `./build/day08_wide --preset u16 --impl gpu_packed16`
- *  5. `gpu_wide`, wide_kernel() then sum_partials_kernel() (final.cu): step 4 with its plan from
- *     the GPU's limits, a lean loop, and equal samples summed in a register (wide_count.cuh):
+ *  5. `gpu_wide`, wide_kernel() then sum_partials_kernel() (wide_final.cu): step 4 with its plan
+ * from the GPU's limits, a lean loop, and equal samples summed in a register (wide_count.cuh):
  *     `./build/day08_wide --preset u16 --impl gpu_wide`
  *
  * CUB's `DeviceHistogram::HistogramEven` (`gpu_cub16`, cub16.cu) is the library call beside them.

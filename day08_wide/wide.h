@@ -51,7 +51,7 @@ hist_status day08_cub16_run(const hist_args *a);
  */
 hist_status day08_packed16_run(const hist_args *a);
 
-/* final.cu: the final kernel, `gpu_wide`, and its sum of the blocks' packed partials */
+/* wide_final.cu: the final kernel, `gpu_wide`, and its sum of the blocks' packed partials */
 
 /** @brief `gpu_wide`'s plan on @p dev. @param p the problem @param dev the GPU
  *  @return one line */

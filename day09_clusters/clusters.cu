@@ -28,7 +28,7 @@
 
 namespace cg = cooperative_groups;
 
-/** @brief Day 08's sum of the blocks' packed partials (day08_wide/final.cu; LESSON_USES
+/** @brief Day 08's sum of the blocks' packed partials (day08_wide/wide_final.cu; LESSON_USES
  *  day08_wide): `out[g] +=` both halves of every block's word that holds counter g. */
 extern "C" hist_status day08_sum_partials(const hist_device *dev, const uint32_t *partials,
                                           uint32_t blocks, uint32_t per_block, uint32_t counters,

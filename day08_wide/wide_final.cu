@@ -1,5 +1,5 @@
 /**
- * @file final.cu
+ * @file wide_final.cu
  * @brief Day 08, step 5: the final kernel, `gpu_wide` (wide.cu lists every step).
  *
  *  5. `gpu_wide`, wide_kernel() then sum_partials_kernel(): step 4's packed counters with three
