@@ -267,13 +267,15 @@ __global__ void __launch_bounds__(XCH_THREADS, 1)
     const uint64_t tiles = n_rows / XCH_TILE_ROWS;
     const uint32_t place = rank * XCH_THREADS + threadIdx.x; /* this thread's, in a buffer */
     const uint32_t bars = (uint32_t)__cvta_generic_to_shared(xch_full);
-    exchange_pipe pipe = {rows, q * (uint64_t)XCH_TILE_ROWS + place * XCH_ROWS,
+    exchange_pipe pipe = {rows,
+                          q * (uint64_t)XCH_TILE_ROWS + place * XCH_ROWS,
                           (uint64_t)clusters * XCH_TILE_ROWS,
                           tiles > q ? (tiles - q - 1) / clusters + 1 : 0,
+                          bars,
                           (uint32_t)__cvta_generic_to_shared(buf + place) - bars};
 #pragma unroll
     for (uint32_t c = 0; c < XCH_CHANNELS; ++c) /* its buffers lie as far from them as ours */
-        pipe.to[c] = hist_ptx_mapa(bars, c);
+        pipe.to[c] = hist_ptx_mapa(pipe.bars, c);
     pipe.load(0, pipe.now);
     pipe.load(1, pipe.next);
     //! [exchange_round]

@@ -141,10 +141,11 @@ struct exchange_pipe {
     uint64_t first;    /**< this thread's first row in the cluster's first tile */
     uint64_t step;     /**< rows from one of the cluster's tiles to its next */
     uint64_t rounds;   /**< the cluster's tiles */
-    uint32_t gap;      /**< from a block's mbarriers to this thread's word in its first buffer */
-    uint32_t to[8];    /**< block c's mbarriers (shared::cluster address) */
-    uint4 now[2];      /**< the two rows of the next round to send */
-    uint4 next[2];     /**< the two rows of the round after */
+    uint32_t bars;  /**< this block's mbarriers, xch_full (shared address; mapped to block c's) */
+    uint32_t gap;   /**< from a block's mbarriers to this thread's word in its first buffer */
+    uint32_t to[8]; /**< block c's mbarriers (shared::cluster address) */
+    uint4 now[2];   /**< the two rows of the next round to send */
+    uint4 next[2];  /**< the two rows of the round after */
 
     /** @brief Load round @p i's two rows into @p r (if the cluster has that round).
      *  @param i the round @param r the rows */
