@@ -146,6 +146,34 @@ __device__ __forceinline__ uint32_t hist_ptx_mapa(uint32_t addr, uint32_t rank) 
 }
 
 /**
+ * @brief Store @p value at shared::cluster address @p addr (another block's shared memory, from
+ *        hist_ptx_mapa()) and count its 4 bytes off the transaction count of the mbarrier at
+ *        shared::cluster address @p remote_bar in that block once it has landed
+ *        (`st.async.shared::cluster.mbarrier::complete_tx::bytes.u32`); the sender does not wait.
+ *
+ * PTX ISA "Data Movement and Conversion Instructions: st.async"
+ * (\#data-movement-and-conversion-instructions-st-async). PTX ISA 8.1, sm_90 (CUDA 12.1 or
+ * newer). CCCL 3.0's `cuda::ptx::st_async()` takes generic pointers and converts both to shared
+ * addresses at every call; a kernel that keeps its destinations as 32-bit shared::cluster
+ * addresses (day 09's exchange: one add a word sent) uses this form. Below sm_90 it traps.
+ * @param addr where, a shared::cluster address
+ * @param value the word
+ * @param remote_bar the receiver's mbarrier, a shared::cluster address
+ */
+__device__ __forceinline__ void hist_ptx_st_async_u32(uint32_t addr, uint32_t value,
+                                                      uint32_t remote_bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(addr),
+        "r"(value), "r"(remote_bar)
+        : "memory");
+#else
+    (void)addr, (void)value, (void)remote_bar;
+    __trap();
+#endif
+}
+
+/**
  * @brief Arrive at the cluster barrier without a fence of its own
  *        (`barrier.cluster.arrive.relaxed.aligned`): the caller orders what it must with a fence
  *        first (day 08's step 5b: `cuda::ptx::fence_sync_restrict` on shared memory only).

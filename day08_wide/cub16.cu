@@ -3,6 +3,9 @@
  * @brief Day 08's library baseline, `gpu_cub16`: CUB's `DeviceHistogram::HistogramEven` on the
  *        16-bit samples (it ships with the CUDA toolkit), the call a user would reach for first.
  *
+ *  - `gpu_cub16`, CUB's own kernels (no step: the library beside the steps of wide.cu):
+ *    `./build/day08_wide --preset u16 --impl gpu_cub16`
+ *
  * One channel: `HistogramEven` takes one sequence of samples and equal bins, levels `lo, lo +
  * width, ..., lo + bins * width` (65,537 levels for the full range). A binning whose last bin is
  * narrower than the others is not even, so it is refused. wide.cu's registry holds the entry.
@@ -11,6 +14,7 @@
 
 #include "cuda_check.h"
 #include "hist.h"
+#include "wide.h"
 
 /** @brief Why CUB's even histogram cannot take @p p, or NULL.
  *  @param p the problem @param dev the GPU (unused) @return the reason, or NULL */

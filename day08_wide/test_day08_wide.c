@@ -3,10 +3,10 @@
  * @brief day08_wide: the exact 16-bit counters at their boundaries (one block's counter at
  *        65,534, 65,535, 65,536 and 65,537 and past, constant data that wraps every 65,536
  *        samples, two counters of one word wrapping together, the last word's padding half), in
- *        one block and in one cluster; every plan of the final kernel under every emulated GPU;
- *        step 5b's exchange over many tiles, in one cluster, and off 16 bytes;
- *        inputs that start 2 to 14 bytes past 16 and at an odd byte; the constraints' words.
- *        Skipped without a GPU. (The generic tests add the 16-bit shape matrix and presets.)
+ *        one block; every plan of the final kernel under every emulated GPU; inputs that start 2
+ *        to 14 bytes past 16 and at an odd byte; the constraints' words. The GPU's tests skip
+ *        without a GPU; the CPU's (cpu_wide16 off every alignment, with more threads than rows)
+ *        run everywhere. (The generic tests add the 16-bit shape matrix and presets.)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -174,76 +174,6 @@ static void test_final_plans(void **state) {
     }
 }
 
-/* Step 5b's exchange, and the final kernel where it takes 8 channels: many tiles over every
-   cluster and a partial last one, binnings other than the whole range, the four distributions;
-   then one cluster alone, so that a block's counters pass 65,535 (constant data, the two halves
-   of a word); and inputs off 16 bytes (the packed plan instead). */
-static void test_exchange(void **state) {
-    (void)state;
-    const hist_device *dev;
-    TEST_REQUIRE_GPU(dev);
-    static const char *const names[] = {"gpu_exchange16", "gpu_wide"};
-    for (size_t k = 0; k < 2; ++k)
-        test_require_written(day08_impls, day08_impl_count, names[k]);
-    const hist_impl *x = test_find_impl(day08_impls, day08_impl_count, "gpu_exchange16");
-    static const struct {
-        uint64_t rows;
-        hist_binning binning;
-    } shapes[] = {{2 * 15 * 16384 + 777, {0, 65535, 1}}, /* tiles of 16,384 rows */
-                  {200003, {0, 65535, 2}},
-                  {100003, {100, 355, 1}},
-                  {16383, {0, 65535, 1}}}; /* less than a tile */
-    static const hist_dist dists[] = {{HIST_DIST_UNIFORM, 0},
-                                      {HIST_DIST_CONSTANT, 0},
-                                      {HIST_DIST_CONTENTION, 90},
-                                      {HIST_DIST_RUNS, 1000}};
-    int ran = 0;
-    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
-        hist_dataset d = test_data(shapes[k].rows, 8, shapes[k].binning, dists[0], 900 + k);
-        d.problem.bits = 16;
-        d.vmax = 65535;
-        if (k == 0)
-            print_message("gpu_exchange16: %s\n", x->plan(&d.problem, dev));
-        for (size_t j = 0; j < sizeof dists / sizeof dists[0]; ++j) {
-            d.dist = dists[j];
-            uint8_t *s = test_samples(&d);
-            for (size_t n = 0; n < 2; ++n)
-                ran += exact_on(dev, names[n], &d.problem, s, 0, 0, "8 channels");
-            free(s);
-        }
-    }
-    /* a cap of 1 below: one cluster, each block counting its channel's every sample */
-    static const uint32_t one[] = {12345, 1, 2, 65535, 0, 40000, 40001, 7},
-                          halves[] = {4000, 4001, 4001, 4000, 4000, 4001, 65534, 65535,
-                                      4001, 4000, 4000, 4001, 4001, 4000, 65535, 65534};
-    const hist_problem big = {300001, 8, {0, 65535, 1}, 16};
-    uint8_t *s = pattern(hist_samples(&big), one, 8);
-    for (size_t n = 0; n < 2; ++n)
-        ran += exact_on(dev, names[n], &big, s, 0, 1, "one cluster, a value a channel");
-    free(s);
-    s = pattern(hist_samples(&big), halves, 16);
-    for (size_t n = 0; n < 2; ++n)
-        ran += exact_on(dev, names[n], &big, s, 0, 1, "one cluster, a word's halves alternating");
-    free(s);
-    hist_dataset d =
-        test_data(50001, 8, (hist_binning){0, 65535, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 78);
-    d.problem.bits = 16;
-    d.vmax = 65535;
-    s = malloc((size_t)hist_input_bytes(&d.problem) + 16);
-    assert_non_null(s);
-    static const size_t offsets[] = {1, 2, 8};
-    for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
-        assert_int_equal(hist_generate(&d, s + offsets[o]), HIST_OK);
-        for (size_t n = 0; n < 2; ++n)
-            ran += exact_on(dev, names[n], &d.problem, s, offsets[o], 0, "8 channels, unaligned");
-    }
-    free(s);
-    if (x->unsupported(&big, dev) == NULL)
-        assert_int_equal(ran, 2 * (4 * 4 + 2 + 3));
-    else /* no clusters here (or emulated): the final kernel alone, on its other plan */
-        assert_int_equal(ran, 4 * 4 + 2 + 3);
-}
-
 /* Inputs that do not start on 16 bytes: 2 .. 14 bytes past, and an odd byte (no aligned load). */
 static void test_unaligned_input(void **state) {
     (void)state;
@@ -262,41 +192,77 @@ static void test_unaligned_input(void **state) {
     for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; ++o) {
         assert_int_equal(hist_generate(&d, s + offsets[o]), HIST_OK);
         for (size_t i = 0; i < day08_impl_count; ++i)
-            if (!day08_impls[i].library)
+            if (!day08_impls[i].library && day08_impls[i].where == HIST_DEVICE)
                 exact_on(dev, day08_impls[i].name, &d.problem, s, offsets[o], 0,
                          "an unaligned input");
     }
     free(s);
 }
 
-/* Bytes are refused with words that say what to do; clusters say which GPUs have them. */
+/* The CPU's version off every alignment (it reads bytes: any address will do), and with more
+   threads than rows; no GPU needed. */
+static void test_cpu_any_start(void **state) {
+    (void)state;
+    const hist_impl *cpu = test_find_impl(day08_impls, day08_impl_count, "cpu_wide16");
+    test_require_written(day08_impls, day08_impl_count, "cpu_wide16");
+    hist_dataset d =
+        test_data(20011, 3, (hist_binning){17, 60000, 5}, (hist_dist){HIST_DIST_RUNS, 7}, 79);
+    d.problem.bits = 16;
+    d.vmax = 65535;
+    const size_t bytes = (size_t)hist_input_bytes(&d.problem),
+                 counters = (size_t)hist_counters(&d.problem);
+    uint8_t *s = malloc(bytes + 16);
+    uint32_t *expected = malloc(counters * sizeof(uint32_t)), *got = malloc(counters * 4);
+    assert_non_null(s);
+    assert_non_null(expected);
+    assert_non_null(got);
+    for (size_t offset = 0; offset < 16; ++offset) {
+        assert_int_equal(hist_generate(&d, s + offset), HIST_OK);
+        hist_reference(&d.problem, s + offset, expected);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(got, 0xAB, counters * sizeof(uint32_t));
+            const hist_args a = {&d.problem, s + offset, got, NULL, NULL, threads, 0};
+            assert_int_equal(cpu->run(&a), HIST_OK);
+            assert_int_equal(hist_verify(&d.problem, expected, got, 5, stderr), 0);
+        }
+    }
+    /* 5 rows, 8 threads asked for: one thread a row */
+    const hist_problem few = {5, 2, {0, 65535, 1}, 16};
+    const uint32_t values[] = {65535, 0, 7, 7, 40000};
+    uint8_t *f = pattern(hist_samples(&few), values, 5);
+    uint32_t *e = malloc(hist_counters(&few) * 4), *g = malloc(hist_counters(&few) * 4);
+    assert_non_null(e);
+    assert_non_null(g);
+    hist_reference(&few, f, e);
+    const hist_args a = {&few, f, g, NULL, NULL, 8, 0};
+    assert_int_equal(cpu->run(&a), HIST_OK);
+    assert_int_equal(hist_verify(&few, e, g, 5, stderr), 0);
+    free(e);
+    free(g);
+    free(f);
+    free(s);
+    free(expected);
+    free(got);
+}
+
+/* Bytes are refused by the GPU steps with words that say what to do; the final kernel has a plan
+   on every GPU. */
 static void test_constraints_are_clear(void **state) {
     (void)state;
     hist_dataset d;
     assert_int_equal(hist_preset("main", &d), HIST_OK);
     for (size_t i = 0; i < day08_impl_count; ++i) {
+        if (day08_impls[i].where == HIST_HOST)
+            continue; /* cpu_wide16 counts bytes too */
         const char *why = day08_impls[i].unsupported(&d.problem, NULL);
         assert_non_null(why);
         assert_non_null(strstr(why, "16-bit samples only"));
     }
     hist_device t4;
     hist_device_of_limits(hist_gpu_limits_find("t4"), &t4);
-    assert_int_equal(hist_preset("u16", &d), HIST_OK);
-    const hist_impl *c2 = test_find_impl(day08_impls, day08_impl_count, "gpu_cluster2_16");
-    const char *why = c2->unsupported(&d.problem, &t4);
-    assert_non_null(why);
-    assert_non_null(strstr(why, "compute capability 9.0"));
+    assert_int_equal(hist_preset("u16x8", &d), HIST_OK);
     const hist_impl *wide = test_find_impl(day08_impls, day08_impl_count, "gpu_wide");
     assert_null(wide->unsupported(&d.problem, &t4)); /* the final kernel has a plan everywhere */
-    const hist_impl *x = test_find_impl(day08_impls, day08_impl_count, "gpu_exchange16");
-    why = x->unsupported(&d.problem, NULL);
-    assert_non_null(why);
-    assert_non_null(strstr(why, "8 channels only"));
-    assert_int_equal(hist_preset("u16x8", &d), HIST_OK);
-    assert_null(x->unsupported(&d.problem, NULL));
-    why = x->unsupported(&d.problem, &t4);
-    assert_non_null(why);
-    assert_non_null(strstr(why, "compute capability 9.0"));
 }
 
 /**
@@ -305,10 +271,8 @@ static void test_constraints_are_clear(void **state) {
  */
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_block_boundaries),
-        cmocka_unit_test(test_final_plans),
-        cmocka_unit_test(test_exchange),
-        cmocka_unit_test(test_unaligned_input),
+        cmocka_unit_test(test_one_block_boundaries),  cmocka_unit_test(test_final_plans),
+        cmocka_unit_test(test_unaligned_input),       cmocka_unit_test(test_cpu_any_start),
         cmocka_unit_test(test_constraints_are_clear),
     };
     return cmocka_run_group_tests_name("day08_wide", tests, NULL, NULL);

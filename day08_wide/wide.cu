@@ -2,43 +2,43 @@
  * @file wide.cu
  * @brief Day 08: when the histogram does not fit. 16-bit samples, up to 65,536 bins a channel:
  *        256 KiB of 32-bit counters for one channel, more than any GPU's shared memory per block.
+ *        Steps 1-4, and the lesson's registry (its last lines).
  *
- * Every kernel walks the input with wide_walk() (wide.cuh) and differs only in where it counts:
+ * Every GPU step walks the input with wide_walk() (wide_walk.cuh) and differs only in where it
+ * counts. A line a step: its entry, its kernel, what changed, the command that runs it.
  *
- *  1. `gpu_global16`: one global atomic per sample, straight into the output (L2 serves them).
- *  2. `gpu_copies16`: privatization in global memory: a few copies of the histogram that L2
- *     holds, blocks spread over them, one more kernel to sum them.
- *  3. `gpu_passes16`: bin-range passes: each block owns the slice of counters that fits its
- *     shared memory; the input is read once per slice.
- *  4. `gpu_packed16`: 16-bit counters, two to a 32-bit word, made exact (packed_add()): 65,536
- *     bins in 128 KiB, one block on an H100 or an A100.
- *  5. `gpu_cluster2_16`, `gpu_cluster4_16`, `gpu_cluster8_16`: a thread-block cluster's blocks
- *     hold one histogram of 32-bit counters between them (distributed shared memory); each
- *     sample's atomic goes to the block that owns its bin (sm_90 and newer).
- *  5b. `gpu_exchange16` (exchange.cuh): clusters again, moving samples instead of atomics: with
- *     8 channels, block r of a cluster of 8 owns channel r, and the blocks hand each other their
- *     rows' samples in bulk, then count locally.
- *  6. `gpu_wide`: the final kernel (final.cuh): packed counters in one block where they fit, in
- *     passes otherwise; step 5b's exchange for 8 channels where clusters exist; equal samples
- *     summed in a register before they reach shared memory.
+ *  0. `cpu_wide16` (cpu_wide.c, no kernel): the CPU's histogram, each thread its own counters,
+ *     then their sum: `./build/day08_wide --preset u16 --impl cpu_wide16`
+ *  1. `gpu_global16`, global_kernel(): one global atomic per sample, straight into the output
+ *     (L2 serves them): `./build/day08_wide --preset u16 --impl gpu_global16`
+ *  2. `gpu_copies16`, global_kernel() then sum_copies_kernel(): the same atomics into a few
+ *     copies of the histogram that L2 holds, blocks spread over them, then their sum:
+ *     `./build/day08_wide --preset u16 --impl gpu_copies16`
+ *  3. `gpu_passes16`, passes_kernel(): the counters in shared memory, a slice a pass, the input
+ *     read once per slice: `./build/day08_wide --preset u16 --impl gpu_passes16`
+ *  4. `gpu_packed16`, packed_kernel(): step 3 with 16-bit counters two to a word, made exact
+ *     (packed_add(), packed.cuh): 65,536 bins in 128 KiB, one pass on an H100 or an A100:
+ *     `./build/day08_wide --preset u16 --impl gpu_packed16`
+ *  5. `gpu_wide`, wide_kernel() then sum_partials_kernel() (wide_final.cu): step 4 with its plan
+ * from the GPU's limits, a lean loop, and equal samples summed in a register (wide_count.cuh):
+ *     `./build/day08_wide --preset u16 --impl gpu_wide`
+ *
+ * CUB's `DeviceHistogram::HistogramEven` (`gpu_cub16`, cub16.cu) is the library call beside them.
  */
-#include <cooperative_groups.h>
 #include <stdio.h>
-#include <utility>
 
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu_limits.h"
-#include "wide.cuh"
-
-namespace cg = cooperative_groups;
+#include "packed.cuh"
+#include "wide.h"
+#include "wide_map.cuh"
+#include "wide_walk.cuh"
 
 /** @brief Threads per block of the global-memory steps (1, 2). */
 #define GLOBAL_THREADS 256
 /** @brief Blocks per SM of the global-memory steps. */
 #define GLOBAL_BLOCKS_PER_SM 8
-/** @brief Threads per block of the shared-memory steps (3, 4, 6). */
-#define WIDE_THREADS 1024
 /** @brief At most this many histogram copies in global memory (step 2). */
 #define MAX_COPIES 32
 /** @brief Threads per block of step 2's sum of the copies. */
@@ -46,39 +46,11 @@ namespace cg = cooperative_groups;
 /** @brief Blocks per SM of step 2's sum of the copies (a grid-stride loop over the counters). */
 #define SUM_COPIES_BLOCKS_PER_SM 4
 
-/* ---- what every step refuses ---- */
-
-static const char *not_16_bit(const hist_problem *p) {
-    if (hist_sample_bits(p) != 16)
-        return "16-bit samples only (run with --bits 16; days 02-07 count bytes)";
-    if (hist_counters(p) > INT32_MAX)
-        return "at most 2^31 counters (channels x bins), 8 GiB of output";
-    return NULL;
-}
-
+/** @brief What every GPU step refuses (day08_not_16_bit()).
+ *  @param p the problem @param dev the GPU (unused) @return the reason, or NULL */
 static const char *unsupported_any(const hist_problem *p, const hist_device *dev) {
     (void)dev;
-    return not_16_bit(p);
-}
-
-static const char *unsupported_cluster(const hist_problem *p, const hist_device *dev) {
-    if (dev && dev->cc_major < 9)
-        return HIST_NOT_ON_GPU "thread-block clusters need compute capability 9.0 (Hopper) or "
-                               "newer";
-    return not_16_bit(p);
-}
-
-/** @brief The counter of the output (`[channels][bins]`, at most 2^31 counters: the registry
- *  refuses more) a sample of channel @p c in bin @p b adds to.
- *  @param c the channel @param b the bin @param m the binning @return the counter */
-__device__ __forceinline__ uint32_t flat_counter(uint32_t c, int b, wide_map m) {
-    return c * m.bins + (uint32_t)b;
-}
-
-/** @brief The next channel after @p c, of @p channels.
- *  @param c a channel @param channels channels per row @return the next one */
-__device__ __forceinline__ uint32_t next_channel(uint32_t c, uint32_t channels) {
-    return c + 1 == channels ? 0 : c + 1;
+    return day08_not_16_bit(p);
 }
 
 /* ---- step 1: one global atomic per sample ---- */
@@ -189,7 +161,7 @@ static hist_status run_copies(const hist_args *a) {
 
 /* ---- steps 3 and 4: a slice of the counters in shared memory, one pass per slice ---- */
 
-/** @brief How a problem's counters are cut into slices that fit a block (steps 3, 4, 6). */
+/** @brief How a problem's counters are cut into slices that fit a block (steps 3 and 4). */
 typedef struct slice_plan {
     uint32_t slice;    /**< counters of a slice (the last may be shorter) */
     uint32_t passes;   /**< slices: the input is read once for each */
@@ -368,173 +340,26 @@ static hist_status run_passes(const hist_args *a) {
     return launch_slices(a, passes_kernel, "passes_kernel", 4);
 }
 
-static hist_status run_packed(const hist_args *a) {
+extern "C" hist_status day08_packed16_run(const hist_args *a) {
     return launch_slices(a, packed_kernel, "packed_kernel", 2);
 }
-
-/* ---- step 5: a cluster's blocks share one histogram ---- */
-
-/** @brief Step 5's counter: 32-bit counters spread over the cluster's blocks; each sample's
- *  atomic goes to the block that owns its counter (distributed shared memory). */
-struct cluster_count32 {
-    wide_map m;         /**< the binning */
-    uint32_t channels;  /**< channels per row */
-    uint32_t first;     /**< the pass's first counter */
-    uint32_t size;      /**< the pass's counters */
-    uint32_t per_block; /**< counters each block holds */
-    uint32_t *s_hist;   /**< this block's counters */
-    /** @brief one sample @param c its channel @param v its value */
-    __device__ void one(uint32_t c, uint32_t v) {
-#if __CUDA_ARCH__ >= 900
-        const int b = wide_bin(v, m);
-        const uint32_t f = flat_counter(c, b, m) - first;
-        if (b >= 0 && f < size) {
-            const wide_owner o = wide_owner_of(f, per_block);
-            atomicAdd(cg::this_cluster().map_shared_rank(s_hist, o.rank) + o.local, 1u);
-        }
-#else
-        (void)c, (void)v;
-#endif
-    }
-    /** @brief eight samples @param c the first's channel @param w the word */
-    __device__ void word(uint32_t c, uint4 w) {
-        uint32_t v[8];
-        wide_unpack(w, v);
-#pragma unroll
-        for (int k = 0; k < 8; ++k, c = next_channel(c, channels))
-            one(c, v[k]);
-    }
-};
-
-/**
- * @brief Step 5: the cluster's blocks hold pass `blockIdx.y`'s counters between them, each
- *        `per_block` of them: zero, a cluster-wide barrier, count (mostly into other blocks'
- *        shared memory), a barrier, then each block adds its own non-zero counters to the output.
- * @param samples the input @param n samples @param channels channels per row @param m the binning
- * @param per_block counters a block holds @param out the output, zeroed
- */
-__global__ void __launch_bounds__(WIDE_THREADS, 1)
-    cluster_kernel(const uint8_t *__restrict__ samples, uint64_t n, uint32_t channels, wide_map m,
-                   uint32_t per_block, uint32_t *out) {
-#if __CUDA_ARCH__ >= 900
-    extern __shared__ uint32_t s_hist[];
-    cg::cluster_group cluster = cg::this_cluster();
-    const uint32_t counters = channels * m.bins;
-    const uint32_t first = blockIdx.y * per_block * cluster.num_blocks();
-    const uint32_t size = min(per_block * cluster.num_blocks(), counters - first);
-    for (uint32_t k = threadIdx.x; k < per_block; k += blockDim.x)
-        s_hist[k] = 0;
-    cluster.sync(); /* every block's counters zero before any block adds to them */
-    cluster_count32 count = {m, channels, first, size, per_block, s_hist};
-    wide_walk(samples, n, channels, count);
-    cluster.sync(); /* every add landed, in every block, before a block reads its own */
-    const uint32_t mine = first + cluster.block_rank() * per_block;
-    for (uint32_t k = threadIdx.x; k < per_block && mine + k < first + size; k += blockDim.x)
-        if (s_hist[k])
-            atomicAdd(&out[mine + k], s_hist[k]);
-#else
-    (void)samples, (void)n, (void)channels, (void)m, (void)per_block, (void)out;
-    __trap(); /* unsupported_cluster() refuses GPUs without clusters */
-#endif
-}
-
-/** @brief Step 5's plan: a cluster of @p size blocks, each holding at most its share of the
- *  shared memory; passes where the cluster's share is still too small. */
-typedef struct cluster_plan {
-    uint32_t size;      /**< blocks a cluster */
-    uint32_t per_block; /**< counters a block holds */
-    uint32_t passes;    /**< passes over the input */
-    uint32_t threads;   /**< threads a block */
-    size_t smem_bytes;  /**< shared memory a block */
-    uint32_t blocks;    /**< blocks of one pass (a multiple of size) */
-} cluster_plan;
-
-/** @brief Step 5's plan for @p p on @p dev: clusters of @p size blocks, @p bytes_per_counter bytes
- * a counter in whole groups of @p align, at most @p cap clusters a pass (0: no cap; the call's
- *  hist_args.block_cap). */
-static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *dev, uint32_t size,
-                                     uint32_t bytes_per_counter, uint32_t align, uint32_t cap) {
-    cluster_plan c;
-    c.size = size;
-    c.threads = WIDE_THREADS / (size > 2 ? size / 2 : 1); /* 1024, 512, 256 */
-    const uint64_t counters = hist_counters(p);
-    /* a block's share: the whole histogram over the cluster, within the block's budget (in
-       whole groups of `align` counters); passes where even that is too small */
-    const uint64_t fit = block_budget(dev) / bytes_per_counter / align * align;
-    c.passes = (uint32_t)((counters + fit * size - 1) / (fit * size));
-    uint64_t per_block = (counters + (uint64_t)c.passes * size - 1) / ((uint64_t)c.passes * size);
-    per_block = (per_block + align - 1) / align * align;
-    c.per_block = (uint32_t)per_block;
-    c.smem_bytes = (size_t)per_block * bytes_per_counter;
-    int per_sm = hist_blocks_per_sm(dev, (int)c.threads, c.smem_bytes);
-    if (per_sm < 1)
-        per_sm = 1;
-    c.blocks = (uint32_t)(dev->sm_count * per_sm) / size * size;
-    if (cap > 0 && cap * size < c.blocks)
-        c.blocks = cap * size;
-    return c;
-}
-
-/** @brief Launch @p kernel in clusters of @p c.size blocks (hist_launch_cluster()), no more
- *  clusters than can be resident at once; *@p launched (if not NULL) receives the blocks of the
- *  grid's row launched (@p c.blocks, or fewer). */
-template <typename... Params, typename... Args>
-static hist_status launch_clusters(const hist_device *dev, void (*kernel)(Params...),
-                                   const cluster_plan &c, const char *name, uint32_t *launched,
-                                   Args... args) {
-    /* no more clusters than can be resident at once: a second wave would read its data late */
-    int active = 0;
-    hist_status s = hist_cluster_occupancy(dev, (const void *)kernel, (int)c.threads, c.smem_bytes,
-                                           c.size, &active);
-    if (s != HIST_OK)
-        return s;
-    uint32_t blocks = c.blocks;
-    if (active > 0 && (uint32_t)active * c.size < blocks)
-        blocks = (uint32_t)active * c.size;
-    if (launched)
-        *launched = blocks;
-    return hist_launch_cluster(dev, kernel, dim3(blocks, c.passes), (int)c.threads, c.smem_bytes, 0,
-                               c.size, name, args...);
-}
-
-template <uint32_t SIZE>
-static const char *describe_cluster(const hist_problem *p, const hist_device *dev) {
-    static char text[200];
-    const cluster_plan c = cluster_plan_for(p, dev, SIZE, 4, 1, 0);
-    snprintf(text, sizeof text,
-             "clusters of %u blocks of %u threads, %u 32-bit counters (%zu bytes) a block, %u "
-             "pass%s, %u blocks",
-             c.size, c.threads, c.per_block, c.smem_bytes, c.passes, c.passes == 1 ? "" : "es",
-             c.blocks);
-    return text;
-}
-
-template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
-    const hist_problem *p = a->problem;
-    HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
-    if (p->rows == 0)
-        return HIST_OK;
-    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, 4, 1, a->block_cap);
-    return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", NULL, a->samples,
-                           hist_samples(p), p->channels, wide_map_of(p->binning), c.per_block,
-                           a->hist);
-}
-
-#include "final.cuh"
-
-/* step 5b counts with the final kernel's counter, so it comes after it */
-#include "exchange.cuh"
-
-/* CUB's call (cub16.cu, documented there), the baseline */
-extern "C" const char *day08_cub16_unsupported(const hist_problem *p, const hist_device *dev);
-extern "C" size_t day08_cub16_workspace(const hist_problem *p, const hist_device *dev);
-extern "C" hist_status day08_cub16_run(const hist_args *a);
 
 /* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */
 HIST_DECLARE_REGISTRY(day08);
 
 /** @brief The lesson's registry: one entry per implementation, in the lesson's order. */
 const hist_impl day08_impls[] = {
+    {
+        .name = "cpu_wide16",
+        .where = HIST_HOST,
+        .summary = "each thread counts its rows into its own counters, then their sum (--threads)",
+        .constraints = "16-bit samples or bytes, any shape and binning",
+        .run = day08_cpu_wide16_run,
+        /* timed on the main preset's bytes against cpu_reference, per thread, as day 01's
+           cpu_private (the same design, without its padding): half its speed per thread */
+        .target = 0.5,
+        .samples16 = 1,
+    },
     {
         .name = "gpu_cub16",
         .where = HIST_DEVICE,
@@ -584,63 +409,21 @@ const hist_impl day08_impls[] = {
             "16-bit shared counters two a word, exact (wraps booked from what atomics return)",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
-        .run = run_packed,
+        .run = day08_packed16_run,
         .plan = describe_packed,
-        .samples16 = 1,
-    },
-    {
-        .name = "gpu_cluster2_16",
-        .where = HIST_DEVICE,
-        .summary = "a cluster of 2 blocks holds the histogram (distributed shared memory)",
-        .constraints = "16-bit samples, any shape and binning; compute capability 9.0 or newer",
-        .unsupported = unsupported_cluster,
-        .run = run_cluster<2>,
-        .plan = describe_cluster<2>,
-        .samples16 = 1,
-    },
-    {
-        .name = "gpu_cluster4_16",
-        .where = HIST_DEVICE,
-        .summary = "the same, a cluster of 4 blocks",
-        .constraints = "16-bit samples, any shape and binning; compute capability 9.0 or newer",
-        .unsupported = unsupported_cluster,
-        .run = run_cluster<4>,
-        .plan = describe_cluster<4>,
-        .samples16 = 1,
-    },
-    {
-        .name = "gpu_cluster8_16",
-        .where = HIST_DEVICE,
-        .summary = "the same, a cluster of 8 blocks",
-        .constraints = "16-bit samples, any shape and binning; compute capability 9.0 or newer",
-        .unsupported = unsupported_cluster,
-        .run = run_cluster<8>,
-        .plan = describe_cluster<8>,
-        .samples16 = 1,
-    },
-    {
-        .name = "gpu_exchange16",
-        .where = HIST_DEVICE,
-        .summary = "a cluster of 8 blocks, a channel each: samples moved in bulk, counted locally",
-        .constraints = "16-bit samples, 8 channels, bins a multiple of 8; compute capability 9.0 "
-                       "or newer",
-        .unsupported = exchange_unsupported,
-        .workspace_bytes = workspace_exchange,
-        .run = run_exchange,
-        .plan = describe_exchange,
         .samples16 = 1,
     },
     {
         .name = "gpu_wide",
         .where = HIST_DEVICE,
-        .summary = "the final kernel: packed counters in a block or in passes (8 channels: step "
-                   "5b), runs summed in registers",
+        .summary = "the final kernel: packed counters in a block or in passes, runs summed in "
+                   "registers",
         .constraints = "16-bit samples, any shape and binning",
         .unsupported = unsupported_any,
-        .workspace_bytes = workspace_wide,
-        .run = run_wide,
+        .workspace_bytes = day08_wide_workspace,
+        .run = day08_wide_run,
         .target = 0.85,
-        .plan = describe_wide,
+        .plan = day08_wide_plan,
         .samples16 = 1,
     },
 };

@@ -358,10 +358,10 @@ def day08_packed():
     s.save("day08_packed.svg")
 
 
-def day08_cluster():
-    s = Svg(980, 300, "Day 08, step 5: a cluster's blocks hold one histogram between them")
+def day09_cluster():
+    s = Svg(980, 300, "Day 09, step 1: a cluster's blocks hold one histogram between them")
     s.arrow_def()
-    s.text(20, 28, "Day 08, step 5: a cluster of 4 blocks; each sample's atomic goes to the block "
+    s.text(20, 28, "Day 09, step 1: a cluster of 4 blocks; each sample's atomic goes to the block "
            "that owns its bin", 15, weight="bold")
     x0, y0, bw = 60, 70, 210
     for r in range(4):
@@ -377,13 +377,64 @@ def day08_cluster():
         x = x0 + r * (bw + 20) + bw / 2
         s.line(x0 + bw / 2 + 10 * r, y0 + 95, x - 20 + 10 * r, y0 + 72, stroke=BANK_COLOURS[r],
                arrow=True)
-    s.text(x0, y0 + 170, "owner = f / per_block, index f % per_block (wide_owner_of); the add "
+    s.text(x0, y0 + 170, "owner = f / per_block, index f % per_block (owner_add); the add "
            "goes through cluster.map_shared_rank(): distributed shared memory.", 11)
     s.text(x0, y0 + 188, "cluster.sync() after zeroing (no block adds to counters not yet zero) "
            "and before the flush (every add landed); each block flushes its own.", 11)
-    s.text(x0, y0 + 206, "On the H100, 3 of 4 samples' atomics leave the SM: the lesson's table "
-           "measures what that costs.", 11)
-    s.save("day08_cluster.svg")
+    s.text(x0, y0 + 206, "In a cluster of 4, 3 of 4 samples' atomics leave the SM: the lesson's "
+           "table measures what that costs.", 11)
+    s.save("day09_cluster.svg")
+
+
+def day09_exchange():
+    s = Svg(980, 400, "Day 09, step 2: one round of the exchange in a cluster of 8")
+    s.arrow_def()
+    s.text(20, 28, "Day 09, step 2: round i of the exchange, seen from block r (channel r's "
+           "counters) of a cluster of 8", 15, weight="bold")
+    # the sender's side
+    x0, y0 = 30, 60
+    s.rect(x0, y0, 250, 150, fill="#f6f6f6")
+    s.text(x0 + 125, y0 + 18, "every thread of every block", 12, "middle", "bold")
+    s.text(x0 + 10, y0 + 42, "1. 2 rows (8 channels each)", 11)
+    s.text(x0 + 10, y0 + 58, "   loaded two rounds ahead", 11)
+    s.text(x0 + 10, y0 + 80, "2. turned around in registers:", 11)
+    s.text(x0 + 10, y0 + 96, "   word c = channel c's 2 samples", 11)
+    s.text(x0 + 10, y0 + 118, "3. st.async word c -> block c,", 11)
+    s.text(x0 + 10, y0 + 134, "   buffer i % 3, its mbarrier", 11)
+    # block r's three buffers
+    bx, by = 360, 60
+    s.text(bx + 150, by - 6, "block r: 128 KiB of packed counters + 3 buffers of 32 KiB", 12,
+           "middle", "bold")
+    labels = ["buffer i % 3: round i lands", "buffer (i - 1) % 3: counted now",
+              "buffer (i - 2) % 3: freed by the barrier"]
+    fills = [BANK_COLOURS[1], BANK_COLOURS[4], "#ddd"]
+    for k in range(3):
+        y = by + 10 + k * 46
+        s.rect(bx, y, 300, 36, fill=fills[k], opacity=0.5)
+        s.text(bx + 10, y + 22, labels[k], 11)
+        s.rect(bx + 310, y + 8, 60, 20, fill="#fff")
+        s.text(bx + 340, y + 22, "mbarrier", 10, "middle")
+    s.line(x0 + 250, y0 + 126, bx - 4, by + 28, arrow=True)
+    s.text(bx - 40, by + 170, "each word's st.async counts its 4 bytes off its buffer's mbarrier "
+           "(complete_tx); the phase", 11)
+    s.text(bx - 40, by + 186, "completes when 32 KiB have landed and thread 0's arrive.expect_tx "
+           "has come", 11)
+    # the round in program order
+    y1 = 270
+    s.text(20, y1, "A thread's round i, in order:", 12, "start", "bold")
+    steps = [("send(i)", "its 8 words of round i, st.async: no wait", 1),
+             ("receive(i - 1)", "try_wait on buffer (i - 1) % 3's mbarrier (parity of its phase), "
+              "arm it again, count the buffer", 4),
+             ("xch_wait_counted()", "cluster barrier wait: every thread has counted round i - 2, "
+              "whose buffer round i + 1 writes", 6),
+             ("xch_counted()", "fence of shared memory (release, cluster), then a relaxed arrive: "
+              "this thread has counted round i - 1", 2)]
+    for k, (code, what, c) in enumerate(steps):
+        y = y1 + 10 + k * 28
+        s.rect(30, y, 170, 22, fill=BANK_COLOURS[c], opacity=0.45)
+        s.text(40, y + 15, code, 11)
+        s.text(215, y + 15, what, 11)
+    s.save("day09_exchange.svg")
 
 
 if __name__ == "__main__":
@@ -396,4 +447,5 @@ if __name__ == "__main__":
     day06_gate()
     day07_streams()
     day08_packed()
-    day08_cluster()
+    day09_cluster()
+    day09_exchange()

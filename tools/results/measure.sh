@@ -33,13 +33,15 @@
 #            GPU (2 .. 8 GPUs; skipped on one): the peer path, ncclReduce under each of NCCL's
 #            protocols (NCCL_PROTO unset, LL, LL128, Simple), ncclAllReduce and MPI, on the main
 #            preset; then the peer path, ncclReduce and MPI on 8x its rows
-#   wide     day 08's steps on 16-bit samples, 65,536 bins: u16 (one channel, 512 MiB) and u16x8
-#            (8 channels), each under four distributions, CUB's HistogramEven beside them
-#            (TAG_u16_DIST.csv, TAG_u16x8_DIST.csv)
+#   wide     every 16-bit entry of the course (day 08's steps and day 09's clusters, CUB's
+#            HistogramEven beside them), run by the course runner so that the two lessons share
+#            one floor: u16 (one channel, 512 MiB) and u16x8 (8 channels), each under four
+#            distributions (TAG_u16_DIST.csv, TAG_u16x8_DIST.csv; the entries that take bytes only
+#            are listed as skipped); day 08's tables and day 09's read the same files
 #   wide-plans day 08's final kernel in the plan of each emulated GPU class (b200, a100, rtx4090,
 #            t4; the present GPU's SMs kept) and in its own, on u16 under four distributions and
 #            on u16x8 (TAG_wide-plans.csv)
-#   cluster-probe day 08's probe of distributed shared memory: local and remote atomics in
+#   cluster-probe day 09's probe of distributed shared memory: local and remote atomics in
 #            clusters, bulk stores and loads to another block (TAG_cluster-probe.txt)
 #   torch16  PyTorch's torch.bincount and torch.histc on day 08's u16 samples under four
 #            distributions, beside the runner's CUB line of the same data (TAG_torch16.txt;
@@ -248,8 +250,7 @@ EOF
             preset=${run%%:*} dist=${run#*:}
             file=$out/${tag}_${preset}_$(echo "$dist" | tr ':' '-').csv
             echo "measure: $file"
-            "$build/day08_wide/day08_wide" --preset "$preset" --dist "$dist" --reps 20 \
-                --csv "$file" --require-gpu
+            "$course" --preset "$preset" --dist "$dist" --reps 20 --csv "$file" --require-gpu
         done ;;
     wide-plans)
         file=$out/${tag}_wide-plans.csv
@@ -269,7 +270,7 @@ EOF
     cluster-probe)
         file=$out/${tag}_cluster-probe.txt
         echo "measure: $file"
-        { stamp "$build/day08_wide/cluster_probe"; "$build/day08_wide/cluster_probe"; } > "$file.tmp"
+        { stamp "$build/day09_clusters/cluster_probe"; "$build/day09_clusters/cluster_probe"; } > "$file.tmp"
         mv "$file.tmp" "$file" ;;
     torch16)
         file=$out/${tag}_torch16.txt

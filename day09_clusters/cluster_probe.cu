@@ -1,17 +1,17 @@
 /**
  * @file cluster_probe.cu
- * @brief `make -C day08_wide cluster-probe`: distributed shared memory measured apart from any
+ * @brief `make -C day09_clusters cluster-probe`: distributed shared memory measured apart from any
  * histogram (sm_90 and newer; elsewhere it says so and stops).
  *
  *  1. Atomics: as many conflict-free `atomicAdd(p, 1)` as the `u16` preset has samples (2^28),
  *     one block of 1,024 threads per SM, each with 128 KiB of 32-bit counters, in clusters of 1
  *     (no cluster), 2, 4 and 8 blocks. Each atomic goes to this block's counters (local), to the
  *     next block's of the cluster (remote), or to the block a hash of the counter picks (spread:
- *     step 5's mix, `1 - 1 / size` of them remote); with the result unused (`red`, what steps 5
- *     counts with) or used (`atom`, what step 4's exact counters need).
+ *     step 1's mix, `1 - 1 / size` of them remote); with the result unused (`red`, what step 1
+ *     counts with) or used (`atom`, what day 08's exact packed counters need).
  *  2. Bulk: 512 MiB (the input's size) stored or loaded 16, 8 or 4 bytes a thread, to this block's
  *     shared memory or to the other block's of a cluster of 2: what a kernel that hands samples
- *     to other blocks in bulk (step 5b, exchange.cuh) can move, beside the read floor.
+ *     to other blocks in bulk (step 2, the exchange) can move, beside the read floor.
  */
 #include <cooperative_groups.h>
 #include <stdio.h>
@@ -25,7 +25,8 @@ namespace cg = cooperative_groups;
 
 /** @brief Threads per block (one block per SM). */
 #define PROBE_THREADS 1024
-/** @brief 32-bit counters per block: 128 KiB, so that one block holds an SM (as steps 4 and 5). */
+/** @brief 32-bit counters per block: 128 KiB, so that one block holds an SM (as day 08's step 4 and
+ * step 1 in a cluster of 2). */
 #define PROBE_COUNTERS 32768
 /** @brief Atomics in all: the `u16` preset's samples. */
 #define PROBE_ATOMICS (UINT64_C(1) << 28)
@@ -34,7 +35,7 @@ namespace cg = cooperative_groups;
 enum probe_target {
     PROBE_LOCAL,  /**< this block's counters */
     PROBE_REMOTE, /**< the next block's of the cluster */
-    PROBE_SPREAD  /**< the block a hash of the counter picks (step 5's mix) */
+    PROBE_SPREAD  /**< the block a hash of the counter picks (step 1's mix) */
 };
 
 /**
@@ -111,7 +112,7 @@ __device__ __forceinline__ uint32_t first_word(uint32_t v) {
 /**
  * @brief The bulk probe: @p per_thread stores (or loads) of a @p T a thread to this block's
  *        shared memory, to the other block's of a cluster of 2, or to the other blocks of its
- *        cluster in turn (step 5b's pattern), over a 128 KiB buffer.
+ *        cluster in turn (step 2's pattern), over a 128 KiB buffer.
  * @tparam LOAD loads (summed into the sink) instead of stores
  * @tparam T uint4, uint2 or uint32_t (16, 8 or 4 bytes)
  * @param per_thread accesses per thread
@@ -272,7 +273,7 @@ static hist_status probe_bulk(const hist_device *dev, uint32_t *d_sink, int reps
 int main(int argc, char **argv) {
     const hist_program prog = {
         .name = "cluster_probe",
-        .about = "Day 08: distributed shared memory alone: local and remote atomics, bulk moves.",
+        .about = "Day 09: distributed shared memory alone: local and remote atomics, bulk moves.",
         .refused = "preset rows channels lo hi width values dist seed input save-input impl "
                    "warmup threads output csv results require-gpu list gpu-limits",
         .reps = 21,
