@@ -47,7 +47,7 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
     assert_non_null(got);
     hist_reference(p, samples + offset, expected);
     memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, cap, got) != HIST_OK)
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap}, got) != HIST_OK)
         fail_msg("%s on %s: %s", name, what, hist_last_error());
     const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
     free(expected);

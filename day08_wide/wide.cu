@@ -171,7 +171,7 @@ typedef struct slice_plan {
 
 /** @brief The slices of @p p on @p dev with @p bytes_per_counter bytes a counter (4, or 2 packed),
  *  a block holding at most @p most bytes of them, at most @p cap blocks a pass (0: no cap; the
- *  call's hist_args.block_cap). */
+ *  call's hist_args.caps.blocks). */
 static slice_plan slices_for(const hist_problem *p, const hist_device *dev,
                              uint32_t bytes_per_counter, size_t most, uint32_t cap) {
     slice_plan plan;
@@ -330,7 +330,7 @@ static hist_status launch_slices(const hist_args *a,
     if (p->rows == 0)
         return HIST_OK;
     const slice_plan s =
-        slices_for(p, a->device, bytes_per_counter, block_budget(a->device), a->block_cap);
+        slices_for(p, a->device, bytes_per_counter, block_budget(a->device), a->caps.blocks);
     return hist_launch(a->device, kernel, dim3(s.blocks, s.passes), WIDE_THREADS, s.smem_bytes, 0,
                        name, a->samples, hist_samples(p), p->channels, wide_map_of(p->binning),
                        s.slice, a->hist);

@@ -35,7 +35,7 @@ typedef struct wide_plan {
 /**
  * @brief The plan: packed counters (2 bytes each), in one pass where they fit a block's shared
  *        memory, else in passes of equal slices; as many blocks of WIDE_THREADS as are resident,
- *        at most @p cap a pass (0: no cap; the call's hist_args.block_cap).
+ *        at most @p cap a pass (0: no cap; the call's hist_args.caps.blocks).
  * @param p the problem @param dev the GPU @param cap the cap @return the plan
  */
 static wide_plan wide_plan_for(const hist_problem *p, const hist_device *dev, uint32_t cap) {
@@ -160,7 +160,7 @@ extern "C" hist_status day08_wide_run(const hist_args *a) {
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const wide_plan w = wide_plan_for(p, a->device, a->block_cap);
+    const wide_plan w = wide_plan_for(p, a->device, a->caps.blocks);
     uint32_t *partials = (uint32_t *)a->workspace;
     const hist_binning b = p->binning;
     const bool full =

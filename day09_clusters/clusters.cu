@@ -157,7 +157,7 @@ typedef struct cluster_plan {
 /** @brief Step 1's plan for @p p on @p dev: clusters of @p size blocks of 32-bit counters, the
  *  whole histogram spread over the cluster within each block's budget, passes where even that is
  *  too small; as many blocks as are resident, at most @p cap clusters a pass (0: no cap; the
- *  call's hist_args.block_cap). */
+ *  call's hist_args.caps.blocks). */
 static cluster_plan cluster_plan_for(const hist_problem *p, const hist_device *dev, uint32_t size,
                                      uint32_t cap) {
     cluster_plan c;
@@ -220,7 +220,7 @@ template <uint32_t SIZE> static hist_status run_cluster(const hist_args *a) {
     HIST_CUDA_TRY(cudaMemsetAsync(a->hist, 0, hist_counters(p) * sizeof(uint32_t)));
     if (p->rows == 0)
         return HIST_OK;
-    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, a->block_cap);
+    const cluster_plan c = cluster_plan_for(p, a->device, SIZE, a->caps.blocks);
     return launch_clusters(a->device, cluster_kernel, c, "cluster_kernel", NULL, a->samples,
                            hist_samples(p), p->channels, wide_map_of(p->binning), c.per_block,
                            a->hist);
@@ -337,7 +337,7 @@ static const char *exchange_unsupported(const hist_problem *p, const hist_device
 }
 
 /** @brief Step 2's plan for @p p on @p dev, at most @p cap clusters (0: no cap; the call's
- *  hist_args.block_cap). @param p the problem @param dev the GPU @param cap the cap
+ *  hist_args.caps.blocks). @param p the problem @param dev the GPU @param cap the cap
  *  @return the plan */
 static exchange_plan exchange_plan_for(const hist_problem *p, const hist_device *dev,
                                        uint32_t cap) {
@@ -403,7 +403,7 @@ static hist_status launch_exchange(const hist_args *a, const exchange_plan &x) {
 static hist_status run_exchange(const hist_args *a) {
     if ((uintptr_t)a->samples % 16 != 0)
         return day08_packed16_run(a);
-    return launch_exchange(a, exchange_plan_for(a->problem, a->device, a->block_cap));
+    return launch_exchange(a, exchange_plan_for(a->problem, a->device, a->caps.blocks));
 }
 
 /* The registry (docs/LESSON_CONTRACT.md): C linkage, so the runner and the tests find it. */

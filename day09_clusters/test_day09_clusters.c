@@ -1,6 +1,6 @@
 /**
  * @file test_day09_clusters.c
- * @brief day09_clusters: step 2's exchange over many tiles, in one cluster (block_cap 1: a block's
+ * @brief day09_clusters: step 2's exchange over many tiles, in one cluster (caps.blocks 1: a block's
  *        packed counters pass 65,535), and off 16 bytes, beside day 08's final kernel on the same
  *        shapes; every step on inputs that start 2 to 14 bytes past 16 and at an odd byte; the
  *        constraints' words. The GPU's tests skip without a GPU. (The generic tests add the
@@ -56,7 +56,7 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
     assert_non_null(got);
     hist_reference(p, samples + offset, expected);
     memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, cap, got) != HIST_OK)
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap}, got) != HIST_OK)
         fail_msg("%s on %s: %s", name, what, hist_last_error());
     const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
     free(expected);
@@ -71,7 +71,7 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
 /* Step 2's exchange, beside day 08's final kernel on the same shapes (which took the exchange for
    8 channels until day 09 had it): many tiles over every cluster and a partial last one,
    binnings other than the whole range, the four distributions; then one cluster alone
-   (block_cap 1), so that a block's counters pass 65,535 (constant data, the two halves of a
+   (caps.blocks 1), so that a block's counters pass 65,535 (constant data, the two halves of a
    word); and inputs off 16 bytes (day 08's packed plan instead). */
 static void test_exchange(void **state) {
     (void)state;

@@ -23,7 +23,9 @@
    change, except a function's `static char NAME[N]` text that a registry entry's plan or
    unsupported returns (directly or as the result of the function it returns), and the variables
    docs/LESSON_CONTRACT.md lists in its table under "State a lesson keeps" (file, variable, why),
-   which this check reads (a row naming no such static is a finding too).
+   which this check reads (a row naming no such static is a finding too); and no variable that
+   can change is defined at file scope without `static` in common/ or a lesson (a global a test
+   or a program could set; `__shared__` memory, which lives for one block, aside).
 8. One launch path: no lesson launches a kernel itself (`<<<`, cudaLaunchKernel,
    cudaLaunchCooperativeKernel, cudaLaunchKernelEx): it calls common/device.cuh's hist_launch,
    hist_launch_args, hist_launch_cluster or hist_launch_cluster_args.
@@ -443,6 +445,51 @@ def mutable_statics(path):
             yield n, name, kind.strip(), m.group(3).strip()
 
 
+GLOBAL_DECL = re.compile(r"^\s*(?:__\w+__\s+)*(?!(?:static|extern|typedef|using|return|template|"
+                         r"namespace|struct|enum|union|class|friend|goto)\b)"
+                         r"([A-Za-z_][\w:<>,\s*&]*?[\s*&])([A-Za-z_]\w*)\s*((\[[^\]]*\]\s*)*)(=|;)")
+
+
+def file_scope_lines(path):
+    """(line, text) of each line of a C or CUDA file that starts outside every brace (a
+    definition at file scope), comments and strings blanked."""
+    depth = 0
+    for n, line in code_lines(path):
+        if depth == 0:
+            yield n, line
+        line = re.sub(r"'(\\.|[^'\\])'", "''", line)  # a character literal '{' is no brace
+        depth += line.count("{") - line.count("}")
+
+
+def mutable_globals(path):
+    """(line, name) of each variable a file defines at file scope without `static` that can
+    change: a global other files (a test, a program) can set, hidden state as much as a static."""
+    for n, line in file_scope_lines(path):
+        if line.lstrip().startswith("#") or "(" in line.split("=")[0]:
+            continue
+        m = GLOBAL_DECL.match(line)
+        if not m:
+            continue
+        kind = m.group(1)
+        fixed = re.search(r"\*\s*const\s*$", kind) if "*" in kind else \
+            re.search(r"\bconst(expr)?\b", kind)
+        if not fixed and "__shared__" not in line:  # shared memory lives for one block
+            yield n, m.group(2)
+
+
+def check_globals(files, findings):
+    """Rule 7, its other half: no mutable variable at file scope without `static` in common/ or
+    a lesson (tests aside): what a test or a program sets there, every later call sees."""
+    for f in files:
+        if not (f.startswith("common/") or lesson_of(f)) or not f.endswith(SOURCES) or \
+                os.path.basename(f).startswith("test_"):
+            continue
+        for n, name in mutable_globals(f):
+            findings.append(f"{f}:{n}: global '{name}' can change: state every later call sees "
+                            "(a test or a program could set it); pass it as a value (an argument, "
+                            "hist_args' caps, a struct the caller holds)")
+
+
 def check_state(files, findings):
     """Rule 5: static variables in common/ that can change."""
     for f in files:
@@ -544,6 +591,7 @@ def main():
     count = check_lengths(files, findings)
     readers = check_argv(files, findings)
     check_state(files, findings)
+    check_globals(files, findings)
     kept = check_lesson_state(files, findings)
     check_launches(files, findings)
     for f in findings:
