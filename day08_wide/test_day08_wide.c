@@ -47,7 +47,8 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
     assert_non_null(got);
     hist_reference(p, samples + offset, expected);
     memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap}, got) != HIST_OK)
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap},
+                            got) != HIST_OK)
         fail_msg("%s on %s: %s", name, what, hist_last_error());
     const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
     free(expected);
@@ -221,7 +222,7 @@ static void test_cpu_any_start(void **state) {
         hist_reference(&d.problem, s + offset, expected);
         for (int threads = 1; threads <= 3; threads += 2) {
             memset(got, 0xAB, counters * sizeof(uint32_t));
-            const hist_args a = {&d.problem, s + offset, got, NULL, NULL, threads, 0};
+            const hist_args a = {&d.problem, s + offset, got, NULL, NULL, threads, {0, 0}};
             assert_int_equal(cpu->run(&a), HIST_OK);
             assert_int_equal(hist_verify(&d.problem, expected, got, 5, stderr), 0);
         }
@@ -234,7 +235,7 @@ static void test_cpu_any_start(void **state) {
     assert_non_null(e);
     assert_non_null(g);
     hist_reference(&few, f, e);
-    const hist_args a = {&few, f, g, NULL, NULL, 8, 0};
+    const hist_args a = {&few, f, g, NULL, NULL, 8, {0, 0}};
     assert_int_equal(cpu->run(&a), HIST_OK);
     assert_int_equal(hist_verify(&few, e, g, 5, stderr), 0);
     free(e);

@@ -1,7 +1,7 @@
 /**
  * @file test_day09_clusters.c
- * @brief day09_clusters: step 2's exchange over many tiles, in one cluster (caps.blocks 1: a block's
- *        packed counters pass 65,535), and off 16 bytes, beside day 08's final kernel on the same
+ * @brief day09_clusters: step 2's exchange over many tiles, in one cluster (caps.blocks 1: a
+ * block's packed counters pass 65,535), and off 16 bytes, beside day 08's final kernel on the same
  *        shapes; every step on inputs that start 2 to 14 bytes past 16 and at an odd byte; the
  *        constraints' words. The GPU's tests skip without a GPU. (The generic tests add the
  *        16-bit shape matrix and presets.)
@@ -56,7 +56,8 @@ static int exact_on(const hist_device *dev, const char *name, const hist_problem
     assert_non_null(got);
     hist_reference(p, samples + offset, expected);
     memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap}, got) != HIST_OK)
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap},
+                            got) != HIST_OK)
         fail_msg("%s on %s: %s", name, what, hist_last_error());
     const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
     free(expected);

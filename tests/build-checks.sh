@@ -16,8 +16,7 @@
 #             (a .cuh; a .h only CUDA can include), another lesson's header without LESSON_USES,
 #             a mutable static, a mutable global and a text buffer no registry entry returns
 #             in a lesson, a raw `<<<` launch and a cudaLaunchKernelEx in a lesson; with
-#             LESSON_USES, the other
-#             lesson's header is allowed
+#             LESSON_USES, the other lesson's header is allowed
 #   offline   CMocka missing and an apt-get that fails first on the PATH: make test stops with exit
 #             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT; the
 #             default build prints one short line per step, V=1 the whole commands
