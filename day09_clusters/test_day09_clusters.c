@@ -42,31 +42,12 @@ static const hist_impl *find(const char *name) {
 }
 
 /* Run @p name on @p p (its input at byte @p offset of @p samples; at most @p cap blocks or
-   clusters a pass, 0: its plan's) and compare with the reference; returns 1 if it ran, 0 if its
-   constraints refuse @p p here. */
+   clusters a pass, 0: its plan's) and compare with the reference (test_exact_at()); returns 1 if
+   it ran, 0 if its constraints refuse @p p here. */
 static int exact_on(const hist_device *dev, const char *name, const hist_problem *p,
                     const uint8_t *samples, size_t offset, uint32_t cap, const char *what) {
-    const hist_impl *impl = find(name);
-    if (hist_impl_unsupported(impl, p, dev))
-        return 0;
-    const size_t counters = (size_t)hist_counters(p);
-    uint32_t *expected = malloc(counters * sizeof(uint32_t));
-    uint32_t *got = malloc(counters * sizeof(uint32_t));
-    assert_non_null(expected);
-    assert_non_null(got);
-    hist_reference(p, samples + offset, expected);
-    memset(got, 0xAB, counters * sizeof(uint32_t));
-    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, &(hist_caps){.blocks = cap},
-                            got) != HIST_OK)
-        fail_msg("%s on %s: %s", name, what, hist_last_error());
-    const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
-    free(expected);
-    free(got);
-    if (wrong)
-        fail_msg("%s: %llu counters differ on %s (rows=%llu channels=%u bins=%u)", name,
-                 (unsigned long long)wrong, what, (unsigned long long)p->rows, p->channels,
-                 hist_bins(p->binning));
-    return 1;
+    const hist_caps caps = {.blocks = cap};
+    return test_exact_at(dev, find(name), p, samples, offset, &caps, what);
 }
 
 /* Step 2's exchange, beside day 08's final kernel on the same shapes (which took the exchange for

@@ -462,3 +462,26 @@ int test_count_lines(const char *s) {
         n += *s == '\n';
     return n;
 }
+
+int test_exact_at(const hist_device *dev, const hist_impl *impl, const hist_problem *p,
+                  const uint8_t *samples, size_t offset, const hist_caps *caps, const char *what) {
+    if (hist_impl_unsupported(impl, p, dev))
+        return 0;
+    const size_t counters = (size_t)hist_counters(p);
+    uint32_t *expected = malloc(counters * sizeof(uint32_t));
+    uint32_t *got = malloc(counters * sizeof(uint32_t));
+    assert_non_null(expected);
+    assert_non_null(got);
+    hist_reference(p, samples + offset, expected);
+    memset(got, 0xAB, counters * sizeof(uint32_t)); /* never compare against zeros */
+    if (hist_gpu_run_offset(dev, impl, p, samples + offset, offset, caps, got) != HIST_OK)
+        fail_msg("%s on %s: %s", impl->name, what, hist_last_error());
+    const uint64_t wrong = hist_verify(p, expected, got, 5, stderr);
+    free(expected);
+    free(got);
+    if (wrong)
+        fail_msg("%s: %llu counters differ on %s (rows=%llu channels=%u bins=%u)", impl->name,
+                 (unsigned long long)wrong, what, (unsigned long long)p->rows, p->channels,
+                 hist_bins(p->binning));
+    return 1;
+}

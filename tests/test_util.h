@@ -95,6 +95,23 @@ hist_dataset test_data(uint64_t rows, uint32_t channels, hist_binning binning, h
 uint8_t *test_samples(const hist_dataset *d);
 
 /**
+ * @brief Run the device implementation @p impl once on @p p, its input @p offset bytes past the
+ *        start of a device allocation (hist_gpu_run_offset()), under the caps @p caps, and compare
+ *        every counter with the reference: a failure of the run or any counter that differs fails
+ *        the test, naming @p what and the shape.
+ * @param dev the GPU
+ * @param impl the implementation
+ * @param p the problem
+ * @param samples the host input; the problem's input starts @p offset bytes into it
+ * @param offset bytes before the input
+ * @param caps the caps on its plan (hist_caps), or NULL
+ * @param what the case, for a failure's message
+ * @return 1 if it ran (and was exact), 0 if its constraints refuse @p p on @p dev
+ */
+int test_exact_at(const hist_device *dev, const hist_impl *impl, const hist_problem *p,
+                  const uint8_t *samples, size_t offset, const hist_caps *caps, const char *what);
+
+/**
  * @brief The implementation called @p name in a registry (fails the test if absent).
  * @param impls the registry
  * @param count its length
