@@ -176,7 +176,7 @@ __device__ __forceinline__ void hist_ptx_st_async_u32(uint32_t addr, uint32_t va
 /**
  * @brief Arrive at the cluster barrier without a fence of its own
  *        (`barrier.cluster.arrive.relaxed.aligned`): the caller orders what it must with a fence
- *        first (day 08's step 5b: `cuda::ptx::fence_sync_restrict` on shared memory only).
+ *        first (day 09's exchange: `cuda::ptx::fence_sync_restrict` on shared memory only).
  *
  * PTX ISA "Parallel Synchronization and Communication Instructions: barrier.cluster"
  * (`#parallel-synchronization-and-communication-instructions-barrier-cluster`). PTX ISA 8.0 (the

@@ -36,7 +36,8 @@ static uint32_t virtual_width(uint32_t channels, uint32_t group) {
     // SOLUTION virtual_width [gpu_r6_v7_any_shape gpu_roofline pipe_pageable pipe_pinned pipe_streams pipe_copy_stream gpus_nccl]: rows per word-aligned run k = 4 / gcd(channels, 4)
     //   (1, 2 or 4); width = k * channels; if width < group, the largest multiple of width that
     //   is at most group.
-    // stub: (void)group; return channels;
+    // stub: (void)group;
+    // stub: return channels;
     const uint32_t k = channels % 4 == 0 ? 1 : channels % 2 == 0 ? 2 : 4;
     const uint32_t width = k * channels;
     return width < group ? group / width * width : width;
