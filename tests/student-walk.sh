@@ -151,9 +151,13 @@ make -s help | grep '^make [a-z]' | awk 'NF > 2' |
     fail "make help's descriptions do not line up"
 make -s -n test DAY=4 >/dev/null && make -s -n test DAY=day04 >/dev/null && make -s -n test DAY=04 >/dev/null ||
     fail "DAY=4, DAY=04 or DAY=day04 refused"
-make -n test DAY=9 >"$work/day9.txt" 2>&1 && fail "DAY=9 was accepted"
-grep -q "names no lesson.*day01_cpu" "$work/day9.txt" || fail "DAY=9 is not refused with the valid values"
-step "10 make help aligned; DAY=4, 04, day04 accepted"
+# a lesson number one past the last lesson's: no folder has it
+last=$(ls -d day[0-9][0-9]_*/ | tail -n 1 | cut -c4-5)
+none=$((10#$last + 1))
+make -n test DAY=$none >"$work/none.txt" 2>&1 && fail "DAY=$none (no such lesson) was accepted"
+grep -q "names no lesson.*day01_cpu" "$work/none.txt" ||
+    fail "DAY=$none (no such lesson) is not refused with the valid values"
+step "10 make help aligned; DAY=4, 04, day04 accepted, a lesson past the last refused"
 
 # 14. grades: only what the student writes; a partial grade says so
 make -s grade DAY=07 >"$work/g07.txt" 2>&1 || true
