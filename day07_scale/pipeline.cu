@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <cuda.h> /* the driver's types, for its stream write (day07_signal()) */
 #include <cuda/atomic>
 #include <cuda/ptx>
 
@@ -128,6 +129,10 @@ typedef struct pipe_crew {
     char why[PIPE_MAX_GPUS][CREW_MSG]; /**< each failing GPU's message */
 } pipe_crew;
 
+/** @brief The driver's cuStreamWriteValue32(), as the runtime hands it out. */
+typedef CUresult (*stream_write_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                    unsigned int flags);
+
 /** @brief What the process keeps between calls: each GPU's streams, events and buffers, the peer
  *  access between the GPUs, the NCCL communicator and the host threads that drive the GPUs
  *  (docs/LESSON_CONTRACT.md, "State a lesson keeps", says why they outlive a call). */
@@ -137,6 +142,8 @@ typedef struct pipe_kept {
     int peers_enabled;             /**< GPUs 0 .. peers_enabled-1 read each other's memory */
     uint32_t peer_sums;            /**< the peer adds so far (each one's flags say its number) */
     pipe_crew crew;                /**< the host threads of GPUs 1, 2, ... */
+    stream_write_fn write_value;   /**< the driver's stream write, or NULL (day07_signal()) */
+    int write_looked;              /**< 1: write_value was looked for */
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comms[PIPE_MAX_GPUS]; /**< the communicator: one per GPU */
     int comm_count;                  /**< GPUs of the communicator (0: none yet) */
@@ -732,10 +739,36 @@ extern "C" hist_status day07_add_histograms(const hist_device *dev, uint32_t *ou
                        (int)threads, 0, stream, "add_histograms", out, in, counters, w);
 }
 
+/* The driver's stream write (cuStreamWriteValue32), found once through the runtime (no link to
+   the driver library); NULL where the driver does not give it. */
+static stream_write_fn driver_stream_write(void) {
+    if (!kept.write_looked) {
+        kept.write_looked = 1;
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000,
+                                                               cudaEnableDefault, &found);
+#else
+        const cudaError_t e =
+            cudaGetDriverEntryPoint("cuStreamWriteValue32", &fn, cudaEnableDefault, &found);
+#endif
+        if (e == cudaSuccess && found == cudaDriverEntryPointSuccess)
+            kept.write_value = (stream_write_fn)fn;
+        else
+            (void)cudaGetLastError();
+    }
+    return kept.write_value;
+}
+
 /**
  * @brief Queue on @p stream: `*flag = seq`, once the stream's earlier work (a count) is done,
  *        its writes visible to another GPU that waits for the flag (day07_add_histograms()).
- * @param dev the current GPU (the launch goes through hist_launch())
+ *        The write is the driver's stream write (cuStreamWriteValue32, by default behind a
+ *        system-scope fence on the stream's earlier writes): the GPU's front end makes it as the
+ *        count ends, with no kernel to launch; where the driver refuses it, a one-thread kernel
+ *        (signal_kernel()) makes the same release.
+ * @param dev the current GPU (the kernel's launch goes through hist_launch())
  * @param flag a word the summing GPU waits on (on that GPU, mapped here through CUDA IPC)
  * @param seq the sum's number
  * @param stream the stream the count ran on (or one ordered after it)
@@ -743,6 +776,10 @@ extern "C" hist_status day07_add_histograms(const hist_device *dev, uint32_t *ou
  */
 extern "C" hist_status day07_signal(const hist_device *dev, uint32_t *flag, uint32_t seq,
                                     cudaStream_t stream) {
+    const stream_write_fn write = driver_stream_write();
+    if (write && write((CUstream)stream, (CUdeviceptr)flag, seq, CU_STREAM_WRITE_VALUE_DEFAULT) ==
+                     CUDA_SUCCESS)
+        return HIST_OK;
     return hist_launch(dev, signal_kernel, dim3(1), 1, 0, stream, "signal_kernel", flag, seq);
 }
 
