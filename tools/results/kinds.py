@@ -238,9 +238,17 @@ def t_lessons(page, args):
 
 def t_csv(page, args):
     """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
-    only the columns named by cols=NAME,... (its header's names)."""
-    o = kv(args, ("file",), ("cols",))
+    only the columns named by cols=NAME,... (its header's names), and only the rows that start
+    with one of rows=ROW|ROW|... (a row's cells joined by commas, as `fig cell` finds a row), in
+    the file's order."""
+    o = kv(args, ("file",), ("cols", "rows"))
     head, rows = kept_csv(o["file"])
+    if "rows" in o:
+        starts = o["rows"].split("|")
+        rows = [r for r in rows if any(",".join(r).startswith(w) for w in starts)]
+        missing = [w for w in starts if not any(",".join(r).startswith(w) for r in rows)]
+        if missing:
+            raise Error(f"docs/data/{o['file']} has no row that starts with {', '.join(missing)}")
     keep = list(range(len(head)))
     if "cols" in o:
         missing = [c for c in o["cols"].split(",") if c not in head]

@@ -25,7 +25,8 @@
 #   scale    day 07's pipelines on the main preset (TAG_scale_uniform.csv, against the pinned-copy
 #            floor), and its two chunked pipelines at chunk sizes 4 to 256 MiB (TAG_chunks.csv)
 #   bigger   day 07's chunked pipelines on 96 GiB of pinned host memory (BIGGER_GIB to change)
-#   gpus     day 07's scaling over 1 .. every GPU of the machine (TAG_gpus.csv)
+#   gpus     day 07's scaling over 1 .. every GPU of the machine, weak and strong (TAG_gpus.csv),
+#            and where one call's time goes on each GPU (TAG_gpus-phases.txt)
 #   ranks    day 07's ranks under mpirun on the main preset (TAG_ranks.csv): day 06's program alone
 #            first (the same kernel, one process, no MPI), then 1 rank (NCCL), 2 and 4 sharing the
 #            GPU (MPI), 1, 2 and 4 counting on the CPU, and the same file read by 1, 2 and 4 ranks
@@ -331,12 +332,16 @@ EOF
           cat "$file.part"; } > "$file.tmp"
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
     gpus)
-        file=$out/${tag}_gpus.csv
-        echo "measure: $file"
+        # the table (weak and strong scaling) as TAG_gpus.csv; the program's whole output, with
+        # where each call's time goes on one GPU and on all, as TAG_gpus-phases.txt
+        file=$out/${tag}_gpus.csv text=$out/${tag}_gpus-phases.txt
+        echo "measure: $file $text"
         { stamp "$build/day07_scale/gpus --reps 11"
-          "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > /dev/null
+          "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > "$text.part"
           cat "$file.part"; } > "$file.tmp"
-        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+        { stamp "$build/day07_scale/gpus --reps 11 (its output: the table, then where the time goes)"
+          cat "$text.part"; } > "$text.tmp"
+        rm -f "$file.part" "$text.part"; mv "$file.tmp" "$file"; mv "$text.tmp" "$text" ;;
     ranks)
         file=$out/${tag}_ranks.csv
         echo "measure: $file"

@@ -32,8 +32,9 @@ Nsight Compute's CSV. Table kinds:
              library calls (default gpu_cub) on a line of their own; lessons missing from main/uniform
              taken from the MORE runs (day 07's own run)
     text     file=FILE                                            a kept output, verbatim, as a code block
-    csv      file=FILE [cols=NAME,...]                            a kept CSV (a program's own table) as it is,
-             or only the named columns
+    csv      file=FILE [cols=NAME,...] [rows=ROW|ROW...]          a kept CSV (a program's own table) as it is,
+             or only the named columns, and only the rows that start with a ROW (cells joined
+             by commas, as fig cell's ROW)
     variants file=FILE                                            an exercise's kept runs (make answers)
     regions                                                       the code a student writes: every
              // SOLUTION region of the sources (read from them; no provenance line)

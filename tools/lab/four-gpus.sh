@@ -1,0 +1,136 @@
+#!/bin/sh
+# four-gpus.sh OUTDIR [STEPS]: the run of a machine of one, two or four GPUs (issue 56), in under
+# nine minutes, every file written to OUTDIR: the build, day 07's scaling both ways and where its
+# time goes, the ranks' reduce on two and four GPUs, day 07's tests, make sanitize with its time,
+# then the other lessons' tests as far as the time allows. The measurements come first, on a
+# quiet machine. STEPS (default "build gpus ranks test07 sanitize tests") picks some. On an
+# offline machine, carry .deps/ (CMocka's packages; README: "Offline machines"); where the copy has
+# no .git, set COURSE_COMMIT to the commit carried, so that every kept file names it.
+#   build     make -j all test-programs REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/build.log)
+#   gpus      tools/results/measure.sh's gpus step: TAG_gpus.csv (weak and strong scaling, each
+#             against one GPU in the same run) and TAG_gpus-phases.txt (where one call's time goes)
+#   ranks     ranks under mpirun on 2 and on 4 GPUs (those the machine has): the peer path (auto's
+#             choice on one machine), ncclReduce and ncclReduce with NCCL_PROTO=LL, main preset,
+#             50 repetitions, the reduce's share of the job and its time on the GPUs after the
+#             count: TAG_reduce-np.csv, and each run's report in ranks-np*.txt
+#   test07    make test DAY=07 REQUIRE_GPU=1 REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/test07.log)
+#   sanitize  tools/results/measure.sh's sanitize step (TAG_sanitize.txt, its time on its last line)
+#             and every run's seconds and GPU (sanitize-times.txt)
+#   tests     every other test program (the other lessons, the harness, the properties, the wrong
+#             kernels) with REQUIRE_GPU=1, for the time left (OUTDIR/tests.log); what did not run
+#             in time is said
+# TAG names the machine: h100, h200x2, h200x4 (measure.sh's rule). FOUR_GPUS_SECONDS (default 530)
+# is the budget: a step that cannot finish in what is left is skipped and said so.
+set -u
+out=${1:?usage: four-gpus.sh OUTDIR [STEPS]}
+steps=${2:-build gpus ranks test07 sanitize tests}
+budget=${FOUR_GPUS_SECONDS:-530}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+cd "$(dirname "$0")/../.." || exit 1
+start=$(date +%s)
+elapsed() { echo $(($(date +%s) - start)); }
+left() { echo $((budget - $(elapsed))); }
+say() { echo "four-gpus: [$(elapsed) s] $*" | tee -a "$out/summary.txt"; }
+# NEED STEP: whether STEP (NEED seconds at most) fits in what is left; says so when it does not
+fits() {
+    [ "$(left)" -ge "$1" ] && return 0
+    say "$2 skipped: $(left) s left of $budget, it needs up to $1 s"
+    return 1
+}
+
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ -z "${COURSE_COMMIT:-}" ] && ! git rev-parse --short HEAD >/dev/null 2>&1; then
+    say "no .git and no COURSE_COMMIT: the kept files will name no commit (set COURSE_COMMIT)"
+fi
+make_args="REQUIRE_NCCL=1 REQUIRE_MPI=1"
+if ls .deps/*.deb >/dev/null 2>&1; then
+    mkdir -p /tmp/sysroot && for f in .deps/*.deb; do dpkg -x "$f" /tmp/sysroot; done
+    make_args="$make_args CMOCKA_ROOT=/tmp/sysroot/usr"
+fi
+if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+else
+    ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+fi
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+tag=$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr '[:upper:]' '[:lower:]')
+tag=$tag$([ "$ngpus" -le 1 ] || echo "x$ngpus")
+{ echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}"
+  nvidia-smi; nvidia-smi topo -m; } >"$out/machine.txt" 2>&1
+say "$ngpus x $gpu (tag $tag); steps: $steps; budget $budget s"
+
+build=""
+for step in $steps; do
+    [ -n "$build" ] || build=build/$(dirname "$(readlink build/course 2>/dev/null || echo sm_90/course)")
+    case $step in
+    build)
+        # shellcheck disable=SC2086
+        if make -j"$(nproc)" all test-programs $make_args >"$out/build.log" 2>&1; then
+            say "build: done"
+        else
+            say "build: FAILED (build.log)"; tail -n 20 "$out/build.log"; exit 1
+        fi
+        build=build/$(dirname "$(readlink build/course)") ;;
+    gpus)
+        fits 90 gpus || continue
+        if tools/results/measure.sh "$build" "$out" gpus >"$out/gpus.log" 2>&1; then
+            say "gpus: ${tag}_gpus.csv, ${tag}_gpus-phases.txt"
+        else
+            say "gpus: FAILED (gpus.log)"; tail -n 5 "$out/gpus.log"
+        fi
+        cat "$out/${tag}_gpus-phases.txt" 2>/dev/null ;;
+    ranks)
+        [ "$ngpus" -ge 2 ] || { say "ranks: skipped (one GPU: a rank per GPU needs two)"; continue; }
+        fits $((45 * ngpus)) ranks || continue
+        file=$out/${tag}_reduce-np.csv
+        mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
+        nps=$(for np in 2 4; do [ "$np" -gt "$ngpus" ] || echo "$np"; done | paste -sd' ')
+        rm -f "$out/reduce.part"
+        for np in $nps; do
+            for method in peer nccl nccl:LL; do
+                proto=$(echo "$method" | cut -s -d: -f2)
+                # shellcheck disable=SC2086
+                env ${proto:+NCCL_PROTO=$proto} $mpirun -np "$np" "$build/day07_scale/ranks" --reps 50 \
+                    --path "${method%%:*}" --csv "$out/reduce.part" \
+                    >"$out/ranks-np$np-$(echo "$method" | tr ':' '-').txt" 2>&1 ||
+                    say "ranks -np $np --path $method: FAILED (ranks-np$np-*.txt)"
+            done
+        done
+        { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}: ranks under $mpirun -np N --reps 50 --path P (main preset), N = $nps (NCCL_PROTO as the path column says)"
+          cat "$out/reduce.part"; } >"$file" && rm -f "$out/reduce.part"
+        say "ranks: $(basename "$file")"
+        cut -d, -f1,3,11-16 "$file" ;;
+    test07)
+        fits 150 test07 || continue
+        # shellcheck disable=SC2086
+        make test DAY=07 REQUIRE_GPU=1 $make_args >"$out/test07.log" 2>&1
+        rc=$?
+        say "test07: $(grep '^tests:' "$out/test07.log" | tail -n 1) (exit $rc)"
+        grep -E '^day07_scale:|^tests:' "$out/test07.log" ;;
+    sanitize)
+        fits 250 sanitize || continue
+        t0=$(date +%s)
+        SANITIZE_TIMES=$out/sanitize-times.txt tools/results/measure.sh "$build" "$out" sanitize \
+            >"$out/sanitize.log" 2>&1
+        say "sanitize: $(($(date +%s) - t0)) s in all; $(tail -n 1 "$out/${tag}_sanitize.txt" 2>/dev/null)"
+        sed -n '2,4p' "$out/${tag}_sanitize.txt" 2>/dev/null ;;
+    tests)
+        fits 60 tests || continue
+        bins="" # make test's order: the harness, each lesson's two programs, the properties, the wrong kernels
+        for t in "$build"/tests/test_harness "$build"/tests/test_gpu_harness \
+            $(for d in "$build"/day[0-9][0-9]_*/; do echo "${d}test_lesson" "$d"test_day[0-9]*; done) \
+            "$build"/tests/test_properties "$build"/tests/test_wrong; do
+            case $t in */day07_scale/*) continue ;; esac
+            [ -x "$t" ] && bins="$bins $t"
+        done
+        # shellcheck disable=SC2086
+        HIST_GRADES=$build/grades HIST_REQUIRE_GPU=1 timeout "$(($(left) - 5))" \
+            tests/run-tests.sh "$build/test-logs" $bins >"$out/tests.log" 2>&1
+        rc=$?
+        [ "$rc" != 124 ] || echo "four-gpus: the time ran out: the lessons not on a line above were not tested" >>"$out/tests.log"
+        say "tests: $(grep '^tests:' "$out/tests.log" | tail -n 1) (exit $rc)"
+        grep -E '^[a-z].*: .*passed|^tests:|time ran out' "$out/tests.log" ;;
+    *) echo "four-gpus: unknown step '$step' (build gpus ranks test07 sanitize tests)" >&2; exit 2 ;;
+    esac
+done
+say "done; the files: $(cd "$out" && printf '%s ' *)"

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""test_tables.py: tables.py's markers on small fake data, in a folder of their own (make tables
+runs it first). Day 07's table of both scalings comes from a CSV as `gpus --csv` writes it (the
+rows of one sum, weak and strong scaling), the marker the lesson's page uses; the figures below
+are made up for the test, not measured."""
+import os
+import io
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kept  # noqa: E402
+import tables  # noqa: E402
+
+# gpus --csv on four GPUs, as its code writes it (figures made up)
+FAKE_GPUS = """\
+# GPU, 2000-01-01T00:00:00Z, course 0000000: build/sm_90/day07_scale/gpus --reps 11
+data,GPUs,median (ms),GB/s,speed-up,speed-up / N,copy only (ms),copy GB/s,check,scaling
+on the GPUs (peer add),1,0.100,5000.0,1.00x,1.00,-,-,exact,weak
+on the GPUs (peer add),2,0.101,10000.0,1.98x,0.99,-,-,exact,weak
+on the GPUs (peer add),3,0.102,15000.0,2.94x,0.98,-,-,exact,weak
+on the GPUs (peer add),4,0.103,20000.0,3.88x,0.97,-,-,exact,weak
+on the GPUs (ncclAllReduce),1,0.100,5000.0,1.00x,1.00,-,-,exact,weak
+on the GPUs (ncclAllReduce),4,0.110,18000.0,3.64x,0.91,-,-,exact,weak
+on the host,1,10.000,50.0,1.00x,1.00,9.900,50.5,exact,weak
+on the host,4,10.100,200.0,3.96x,0.99,10.000,200.0,exact,weak
+split over the GPUs (peer add),1,0.100,5000.0,1.00x,1.00,-,-,exact,strong
+split over the GPUs (peer add),2,0.052,9600.0,1.92x,0.96,-,-,exact,strong
+split over the GPUs (peer add),3,0.036,14000.0,2.78x,0.93,-,-,exact,strong
+split over the GPUs (peer add),4,0.028,18000.0,3.57x,0.89,-,-,exact,strong
+split over the GPUs (ncclAllReduce),4,0.030,16700.0,3.33x,0.83,-,-,exact,strong
+"""
+
+# the marker of day07_scale/README.md's table of both scalings (its file named by the machine)
+MARKER = ('<!-- table csv file={file} "rows=on the GPUs (peer add),|split over the GPUs (peer '
+          'add)," "cols=scaling,GPUs,median (ms),speed-up,speed-up / N" -->')
+
+
+class BothScalings(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.kept_data = kept.DATA
+        kept.DATA = self.folder.name
+        with open(os.path.join(self.folder.name, "fake_gpus.csv"), "w") as f:
+            f.write(FAKE_GPUS)
+        self.page = os.path.join(kept.ROOT, "day07_scale", "README.md")
+
+    def tearDown(self):
+        kept.DATA = self.kept_data
+        self.folder.cleanup()
+
+    def rows_of(self, text):
+        """The table's lines between the marker and the provenance line."""
+        lines = tables.rewrite(self.page, text + "\n<!-- /table -->").split("\n")
+        return [line for line in lines[1:] if line.startswith("|")]
+
+    def test_weak_then_strong_one_sum(self):
+        rows = self.rows_of(MARKER.format(file="fake_gpus.csv"))
+        self.assertEqual(rows[0], "| scaling | GPUs | median (ms) | speed-up | speed-up / N |")
+        body = rows[2:]
+        self.assertEqual(len(body), 8)  # 1 .. 4 GPUs each way, the peer add's rows only
+        self.assertEqual([r.split(" | ")[0] for r in body], ["| weak"] * 4 + ["| strong"] * 4)
+        self.assertEqual(body[3], "| weak | 4 | 0.103 | 3.88x | 0.97 |")
+        self.assertEqual(body[7], "| strong | 4 | 0.028 | 3.57x | 0.89 |")
+
+    def test_a_row_the_file_lacks_is_an_error(self):
+        with self.assertRaises(kept.Error):
+            self.rows_of(MARKER.format(file="fake_gpus.csv").replace("split over", "spread over"))
+
+
+if __name__ == "__main__":
+    out = io.StringIO()
+    result = unittest.TextTestRunner(stream=out, verbosity=0).run(
+        unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
+    if not result.wasSuccessful():
+        sys.stderr.write(out.getvalue())
+        sys.exit(1)
+    print(f"test_tables: {result.testsRun} tests of the markers on fake data passed")
