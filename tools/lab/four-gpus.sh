@@ -3,7 +3,7 @@
 # nine minutes, every file written to OUTDIR: the build, day 07's scaling both ways and where its
 # time goes, the ranks' reduce on two and four GPUs, day 07's tests, make sanitize with its time,
 # then the other lessons' tests as far as the time allows. The measurements come first, on a
-# quiet machine. STEPS (default "build gpus ranks test07 sanitize tests") picks some. On an
+# quiet machine. STEPS (default "build gpus ranks sanitize test07 tests") picks some. On an
 # offline machine, carry .deps/ (CMocka's packages; README: "Offline machines"); where the copy has
 # no .git, set COURSE_COMMIT to the commit carried, so that every kept file names it.
 #   build     make -j all test-programs REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/build.log)
@@ -19,12 +19,13 @@
 #   tests     every other test program (the other lessons, the harness, the properties, the wrong
 #             kernels) with REQUIRE_GPU=1, for the time left (OUTDIR/tests.log); what did not run
 #             in time is said
-# TAG names the machine: h100, h200x2, h200x4 (measure.sh's rule). FOUR_GPUS_SECONDS (default 530)
-# is the budget: a step that cannot finish in what is left is skipped and said so.
+# TAG names the machine: h100, h200x2, h200x4 (measure.sh's rule). FOUR_GPUS_SECONDS (default 535)
+# is the budget: a step that may not finish in what is left is skipped, with the command that
+# runs it alone (on the same machine, the build kept: `four-gpus.sh OUTDIR2 STEP`).
 set -u
 out=${1:?usage: four-gpus.sh OUTDIR [STEPS]}
-steps=${2:-build gpus ranks test07 sanitize tests}
-budget=${FOUR_GPUS_SECONDS:-530}
+steps=${2:-build gpus ranks sanitize test07 tests}
+budget=${FOUR_GPUS_SECONDS:-535}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
 start=$(date +%s)
@@ -34,7 +35,7 @@ say() { echo "four-gpus: [$(elapsed) s] $*" | tee -a "$out/summary.txt"; }
 # NEED STEP: whether STEP (NEED seconds at most) fits in what is left; says so when it does not
 fits() {
     [ "$(left)" -ge "$1" ] && return 0
-    say "$2 skipped: $(left) s left of $budget, it needs up to $1 s"
+    say "$2 skipped: $(left) s left of $budget, it needs up to $1 s (alone: tools/lab/four-gpus.sh OUTDIR2 $2)"
     return 1
 }
 
@@ -42,10 +43,12 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 if [ -z "${COURSE_COMMIT:-}" ] && ! git rev-parse --short HEAD >/dev/null 2>&1; then
     say "no .git and no COURSE_COMMIT: the kept files will name no commit (set COURSE_COMMIT)"
 fi
-make_args="REQUIRE_NCCL=1 REQUIRE_MPI=1"
+# every make of the run, measure.sh's too, sees the same variables (CMOCKA_ROOT is in the build's
+# flags: a make without it would rebuild everything)
+export REQUIRE_NCCL=1 REQUIRE_MPI=1
 if ls .deps/*.deb >/dev/null 2>&1; then
     mkdir -p /tmp/sysroot && for f in .deps/*.deb; do dpkg -x "$f" /tmp/sysroot; done
-    make_args="$make_args CMOCKA_ROOT=/tmp/sysroot/usr"
+    export CMOCKA_ROOT=/tmp/sysroot/usr
 fi
 if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
     ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
@@ -64,8 +67,7 @@ for step in $steps; do
     [ -n "$build" ] || build=build/$(dirname "$(readlink build/course 2>/dev/null || echo sm_90/course)")
     case $step in
     build)
-        # shellcheck disable=SC2086
-        if make -j"$(nproc)" all test-programs $make_args >"$out/build.log" 2>&1; then
+        if make -j"$(nproc)" all test-programs >"$out/build.log" 2>&1; then
             say "build: done"
         else
             say "build: FAILED (build.log)"; tail -n 20 "$out/build.log"; exit 1
@@ -77,14 +79,15 @@ for step in $steps; do
             say "gpus: ${tag}_gpus.csv, ${tag}_gpus-phases.txt"
         else
             say "gpus: FAILED (gpus.log)"; tail -n 5 "$out/gpus.log"
+            rm -f "$out"/*.part "$out"/*.tmp
         fi
         cat "$out/${tag}_gpus-phases.txt" 2>/dev/null ;;
     ranks)
         [ "$ngpus" -ge 2 ] || { say "ranks: skipped (one GPU: a rank per GPU needs two)"; continue; }
-        fits $((45 * ngpus)) ranks || continue
+        nps=$(for np in 2 4; do [ "$np" -gt "$ngpus" ] || echo "$np"; done | paste -sd' ')
+        fits $((60 * $(echo "$nps" | wc -w))) ranks || continue
         file=$out/${tag}_reduce-np.csv
         mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
-        nps=$(for np in 2 4; do [ "$np" -gt "$ngpus" ] || echo "$np"; done | paste -sd' ')
         rm -f "$out/reduce.part"
         for np in $nps; do
             for method in peer nccl nccl:LL; do
@@ -101,9 +104,8 @@ for step in $steps; do
         say "ranks: $(basename "$file")"
         cut -d, -f1,3,11-16 "$file" ;;
     test07)
-        fits 150 test07 || continue
-        # shellcheck disable=SC2086
-        make test DAY=07 REQUIRE_GPU=1 $make_args >"$out/test07.log" 2>&1
+        fits 120 test07 || continue
+        make test DAY=07 REQUIRE_GPU=1 >"$out/test07.log" 2>&1
         rc=$?
         say "test07: $(grep '^tests:' "$out/test07.log" | tail -n 1) (exit $rc)"
         grep -E '^day07_scale:|^tests:' "$out/test07.log" ;;
@@ -113,7 +115,7 @@ for step in $steps; do
         SANITIZE_TIMES=$out/sanitize-times.txt tools/results/measure.sh "$build" "$out" sanitize \
             >"$out/sanitize.log" 2>&1
         say "sanitize: $(($(date +%s) - t0)) s in all; $(tail -n 1 "$out/${tag}_sanitize.txt" 2>/dev/null)"
-        sed -n '2,4p' "$out/${tag}_sanitize.txt" 2>/dev/null ;;
+        grep -v '^#' "$out/${tag}_sanitize.txt" 2>/dev/null ;;
     tests)
         fits 60 tests || continue
         bins="" # make test's order: the harness, each lesson's two programs, the properties, the wrong kernels
@@ -123,6 +125,7 @@ for step in $steps; do
             case $t in */day07_scale/*) continue ;; esac
             [ -x "$t" ] && bins="$bins $t"
         done
+        [ -n "$bins" ] || { say "tests: no test program built (the build step builds them)"; continue; }
         # shellcheck disable=SC2086
         HIST_GRADES=$build/grades HIST_REQUIRE_GPU=1 timeout "$(($(left) - 5))" \
             tests/run-tests.sh "$build/test-logs" $bins >"$out/tests.log" 2>&1
