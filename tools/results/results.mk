@@ -52,12 +52,23 @@ gpus-page: $(GPUS_PAGE_BIN)
 	  /^<!-- \/gpus-page -->$$/ { skip = 0 } !skip' docs/GPUS.md > docs/GPUS.md.tmp && mv docs/GPUS.md.tmp docs/GPUS.md
 	@echo "gpus-page: docs/GPUS.md's tables from $(GPUS_PAGE_BIN)"
 
-# ptxas's report (registers, shared memory) for the kernels of DAY's lessons; every build already
-# fails on a register spill (-Xptxas -warn-spills with warnings as errors).
+# ptxas's report (registers, spills, barriers) for the kernels of DAY's lessons, each kernel by its
+# name (c++filt, its parameters dropped); every build already fails on a register spill
+# (-Xptxas -warn-spills with warnings as errors).
 ptxas:
 	@set -e; for src in $(filter %.cu,$(foreach l,$(LESSONS),$($(l)_SRCS))); do \
 	  $(NVCC) $(NVCCFLAGS) -Xptxas -v -c "$$src" -o /dev/null 2>&1 | \
-	    grep -E "Compiling|registers|spill" | sed 's/ptxas info *: //'; done
+	    grep -E "Compiling|registers|spill" | sed 's/ptxas info *: //' | c++filt | \
+	    sed "s/^\(Compiling entry function '[^(']*\)([^']*)'/\1'/"; done
+
+# The same report kept for a lesson's README as docs/data/ARCH_ptxas_LESSON.txt, its first line the
+# compiler, the date and the commit (make ptxas-kept DAY=05; make tables then shows it). No GPU needed.
+.PHONY: ptxas-kept
+ptxas-kept:
+	@test -n "$(DAY)" || { echo "make ptxas-kept: say which lesson, e.g. make ptxas-kept DAY=05" >&2; exit 2; }
+	@set -e; for l in $(LESSONS); do f=docs/data/$(ARCH)_ptxas_$$l.txt; \
+	  { echo "# nvcc $$($(NVCC) --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p') for $(ARCH), $$(date -u +%Y-%m-%dT%H:%M:%SZ), course $$(git describe --always --dirty 2>/dev/null || echo '?'): make ptxas DAY=$(DAY_NN)"; \
+	    $(MAKE) -s --no-print-directory ptxas DAY=$$l; } > $$f.tmp; mv $$f.tmp $$f; cat $$f; done
 
 # Nsight Compute on one lesson: make profile DAY=05 [PROFILE_ARGS="--impl ..."] (the published profile's
 # metrics, one table; the runner's own output, slowed by the profiler, goes to profile-run.txt)
