@@ -258,6 +258,38 @@ def t_csv(page, args):
     return table([head[k] for k in keep], [[r[k] for k in keep] for r in rows]), [o["file"]]
 
 
+def t_gpus(page, args):
+    """`make gpus`' weak and strong scaling side by side (day 07): one row per GPU count (those of
+    gpus=N,... or every one the file has), each scaling's median and speed-up for one sum (sum=peer,
+    the default: the peer add; sum=nccl: NCCL's all-reduce), from the program's CSV."""
+    o = kv(args, ("file",), ("sum", "gpus"))
+    head, rows = kept_csv(o["file"])
+    sums = {"peer": "(peer add)", "nccl": "(ncclAllReduce)"}
+    if o.get("sum", "peer") not in sums:
+        raise Error(f"sum={o['sum']}: peer or nccl")
+    missing = [c for c in ("data", "GPUs", "median (ms)", "speed-up") if c not in head]
+    if missing:
+        raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)} (gpus --csv's)")
+    col = {c: head.index(c) for c in ("data", "GPUs", "median (ms)", "speed-up")}
+    way = {"weak": f"on the GPUs {sums[o.get('sum', 'peer')]}",
+           "strong": f"split over the GPUs {sums[o.get('sum', 'peer')]}"}
+    cells = {(w, r[col["GPUs"]]): r for w, data in way.items() for r in rows
+             if r[col["data"]] == data}
+    counts = o["gpus"].split(",") if "gpus" in o else sorted(
+        {n for _, n in cells}, key=int)
+    out = []
+    for n in counts:
+        line = [n]
+        for w in ("weak", "strong"):
+            if (w, n) not in cells:
+                raise Error(f"docs/data/{o['file']} has no row '{way[w]},{n}'")
+            r = cells[(w, n)]
+            line += [f"{r[col['median (ms)']]} ms", r[col["speed-up"]]]
+        out.append(line)
+    head = ["GPUs", "weak: median", "speed-up", "strong: median", "speed-up"]
+    return table(head, out), [o["file"]]
+
+
 def t_regions(page, args):
     """The code a student writes: every `// SOLUTION name [impls]` region of the sources, read
     from the sources themselves (not measured: no provenance line)."""
@@ -357,4 +389,4 @@ def t_diff(page, args):
 
 
 KINDS = {"code": t_code, "diff": t_diff, "regions": t_regions, "lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
-         "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}
+         "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling, "gpus": t_gpus}

@@ -27,6 +27,8 @@ Nsight Compute's CSV. Table kinds:
     sweep    data=TAG                                             where each GPU version beats the CPU
     triton   data=TAG                                             day 02's CUDA C and Triton kernels
     scaling  file=FILE                                            day 01's thread scaling (text log)
+    gpus     file=FILE [sum=peer|nccl] [gpus=N,...]                day 07's `gpus --csv`: one row per GPU
+             count, weak and strong scaling's median and speed-up side by side, for one sum
     lessons  data=TAG [library=IMPL,...] [more=RUN,...]           the course's lesson table: each lesson
              folder (dayNN_*/ with a Makefile), its README's title, its fastest version on main/uniform;
              library calls (default gpu_cub) on a line of their own; lessons missing from main/uniform

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """test_tables.py: tables.py's markers on small fake data, in a folder of their own (make tables
-runs it first). Day 07's table of both scalings comes from a CSV as `gpus --csv` writes it (the
-rows of one sum, weak and strong scaling), the marker the lesson's page uses; the figures below
-are made up for the test, not measured."""
+runs it first). Day 07's table of both scalings (the `gpus` kind, the marker the lesson's page
+takes once a machine of several GPUs has run `gpus`; the `csv` kind's row filter) from a CSV as
+`gpus --csv` writes it; the figures below are made up for the test, not measured."""
 import os
 import io
 import sys
@@ -33,8 +33,10 @@ split over the GPUs (ncclAllReduce),4,0.030,16700.0,3.33x,0.83,-,-,exact,strong
 """
 
 # the marker of day07_scale/README.md's table of both scalings (its file named by the machine)
-MARKER = ('<!-- table csv file={file} "rows=on the GPUs (peer add),|split over the GPUs (peer '
-          'add)," "cols=scaling,GPUs,median (ms),speed-up,speed-up / N" -->')
+MARKER = "<!-- table gpus file={file} gpus=1,2,4 -->"
+# the same rows as they are, through the csv kind's row filter (the notebook's form)
+MARKER_CSV = ('<!-- table csv file={file} "rows=on the GPUs (peer add),|split over the GPUs (peer '
+              'add)," "cols=scaling,GPUs,median (ms),speed-up,speed-up / N" -->')
 
 
 class BothScalings(unittest.TestCase):
@@ -55,18 +57,35 @@ class BothScalings(unittest.TestCase):
         lines = tables.rewrite(self.page, text + "\n<!-- /table -->").split("\n")
         return [line for line in lines[1:] if line.startswith("|")]
 
-    def test_weak_then_strong_one_sum(self):
+    def test_both_scalings_side_by_side(self):
         rows = self.rows_of(MARKER.format(file="fake_gpus.csv"))
+        self.assertEqual(rows[0], "| GPUs | weak: median | speed-up | strong: median | speed-up |")
+        self.assertEqual(rows[2:], ["| 1 | 0.100 ms | 1.00x | 0.100 ms | 1.00x |",
+                                    "| 2 | 0.101 ms | 1.98x | 0.052 ms | 1.92x |",
+                                    "| 4 | 0.103 ms | 3.88x | 0.028 ms | 3.57x |"])
+        nccl = self.rows_of(MARKER.format(file="fake_gpus.csv").replace("gpus=1,2,4", "sum=nccl "
+                                                                       "gpus=4"))
+        self.assertEqual(nccl[2:], ["| 4 | 0.110 ms | 3.64x | 0.030 ms | 3.33x |"])
+
+    def test_every_gpu_count_of_the_file(self):
+        rows = self.rows_of(MARKER.format(file="fake_gpus.csv").replace(" gpus=1,2,4", ""))
+        self.assertEqual([r.split(" | ")[0] for r in rows[2:]], ["| 1", "| 2", "| 3", "| 4"])
+
+    def test_a_gpu_count_the_file_lacks_is_an_error(self):
+        with self.assertRaises(kept.Error):
+            self.rows_of(MARKER.format(file="fake_gpus.csv").replace("gpus=1,2,4", "gpus=8"))
+        with self.assertRaises(kept.Error):  # no row of 2 GPUs through NCCL
+            self.rows_of(MARKER.format(file="fake_gpus.csv").replace("gpus=1,2,4", "sum=nccl "
+                                                                     "gpus=2"))
+
+    def test_csv_rows_in_the_files_order(self):
+        rows = self.rows_of(MARKER_CSV.format(file="fake_gpus.csv"))
         self.assertEqual(rows[0], "| scaling | GPUs | median (ms) | speed-up | speed-up / N |")
         body = rows[2:]
-        self.assertEqual(len(body), 8)  # 1 .. 4 GPUs each way, the peer add's rows only
         self.assertEqual([r.split(" | ")[0] for r in body], ["| weak"] * 4 + ["| strong"] * 4)
         self.assertEqual(body[3], "| weak | 4 | 0.103 | 3.88x | 0.97 |")
-        self.assertEqual(body[7], "| strong | 4 | 0.028 | 3.57x | 0.89 |")
-
-    def test_a_row_the_file_lacks_is_an_error(self):
-        with self.assertRaises(kept.Error):
-            self.rows_of(MARKER.format(file="fake_gpus.csv").replace("split over", "spread over"))
+        with self.assertRaises(kept.Error):  # a row the file lacks
+            self.rows_of(MARKER_CSV.format(file="fake_gpus.csv").replace("split", "spread"))
 
 
 if __name__ == "__main__":
