@@ -30,6 +30,7 @@
  * histogram. The warm-up call pays for them; `make test` checks every step on awkward shapes.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -812,11 +813,15 @@ static hist_status enable_peers(int n) {
 
 /* ---- one host thread per GPU: every GPU's work queued at once ---- */
 
-/* What a spinning thread does between two looks (x86's pause: the core's other thread runs). */
-static inline void crew_pause(void) {
+/* What a spinning thread does between two looks at a word (the @p spins-th): x86's pause (the
+   core's other thread runs), and every 1,024th look the core offered to another thread, so that
+   on a host with fewer free cores than spinning threads the thread the round waits for runs. */
+static inline void crew_pause(unsigned spins) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+    if (spins % 1024 == 0)
+        sched_yield();
 }
 
 /* Thread g: its GPU set once; then, round after round, run the round's job for GPU g (if the
@@ -831,7 +836,7 @@ static void *crew_thread(void *arg) {
         const double idle_since = hist_now_us();
         for (unsigned spins = 1; (r = c->round.load()) == seen; ++spins) {
             if (spins % 1024 != 0 || hist_now_us() - idle_since < CREW_SPIN_US) {
-                crew_pause();
+                crew_pause(spins);
                 continue;
             }
             pthread_mutex_lock(&c->lock);
@@ -884,8 +889,8 @@ static hist_status crew_run(gpu_job job, void *ctx, int n) {
         pthread_mutex_unlock(&c->lock);
     }
     s = job(ctx, 0);
-    while (c->done.load() < c->started)
-        crew_pause();
+    for (unsigned spins = 1; c->done.load() < c->started; ++spins)
+        crew_pause(spins);
     for (int g = 1; g < n && s == HIST_OK; ++g)
         if (c->status[g] != HIST_OK)
             s = hist_fail(c->status[g], "%s", c->why[g]);
