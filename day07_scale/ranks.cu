@@ -18,7 +18,8 @@
  * alone and the job (count then reduce) in turns; the reduce's cost in the job is the median of
  * each job less the count timed just before it. Then, on a GPU, the job once more per
  * repetition with events around the count and the reduce on each rank's GPU: how long rank 0's
- * sum ends after its count, with no host in the time. `--csv FILE` adds a row.
+ * sum ends after its count (on the peer and NCCL paths, with no host in the time; on the MPI
+ * path the host's copy and MPI_Reduce lie between the events). `--csv FILE` adds a row.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -316,10 +317,10 @@ static void marked_once(job *j, double *count, double *after) {
     *count = 1000.0 * c, *after = 1000.0 * a;
 }
 
-/** @brief Where the reduce's time goes on the GPUs, with no host in it: the job once more per
- *  repetition, every rank started together, events around the count and the reduce on each
- *  rank's GPU; rank 0's median from its count's end to the sum's end, and the slowest rank's
- *  count. Ranks without a GPU take part in the barriers only. @param j the job */
+/** @brief Where the reduce's time goes on the GPUs (no host in it but on the MPI path): the job
+ *  once more per repetition, every rank started together, events around the count and the reduce
+ *  on each rank's GPU; rank 0's median from its count's end to the sum's end, and the slowest
+ *  rank's count. Ranks without a GPU take part in the barriers only. @param j the job */
 static void measure_on_gpu(job *j) {
     const int reps = j->o.reps, on_gpu = j->at.gpu >= 0;
     double *t = (double *)calloc(2 * (size_t)reps, sizeof *t);
@@ -440,10 +441,9 @@ static void print_report(const job *j) {
            reduce_in_job, j->timed[TIME_COUNT_AS_JOB].median_us,
            100.0 * reduce_in_job / j->timed[TIME_JOB].median_us, j->size, j->size == 1 ? "" : "s");
     if (j->at.gpu >= 0)
-        printf(
-            "on the GPUs (events, no host in them; medians): rank 0's sum ends %.1f us after its "
-            "count; the slowest rank's count takes %.1f us\n",
-            j->gpu_after, j->gpu_count);
+        printf("on the GPUs (events; medians): rank 0's sum ends %.1f us after its "
+               "count; the slowest rank's count takes %.1f us\n",
+               j->gpu_after, j->gpu_count);
 }
 
 /** @brief Rank 0: the report, a row added to `--csv` (the file replaced whole) and the output.
