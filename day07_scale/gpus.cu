@@ -195,6 +195,7 @@ static hist_status checked_call(bench *b) {
  *  @return HIST_OK, HIST_ERR_MISMATCH or the error */
 static hist_status time_point(bench *b, double *us, double *copy_us) {
     hist_stats t;
+    *us = *copy_us = 0;
     hist_status s = b->now->host ? HIST_OK : point_call(b);
     if (s == HIST_OK)
         s = checked_call(b);
@@ -292,9 +293,19 @@ static void print_row(const bench *b, double us, double first, double copy_us, F
                 speedup, speedup / n, copy, copy_gbs, "exact", scaling);
 }
 
-/** @brief Measure and print every pass and N; the CSV rows to @p csv if not NULL.
+/** @brief Measure every pass and N, N by N (the passes of one N side by side: NCCL's
+ *  communicator is made once per N, and a drift of the machine over the run falls on every pass
+ *  alike), then print them pass by pass; the CSV rows to @p csv if not NULL.
  * @param b the measurements @param csv the CSV, or NULL @return HIST_OK or the error */
 static hist_status measure(bench *b, FILE *csv) {
+    double us[PASSES][GPUS_MAX], copy_us[PASSES][GPUS_MAX];
+    for (b->n = 1; b->n <= b->gpus; ++b->n)
+        for (int k = 0; k < PASSES; ++k) {
+            b->now = &passes[k];
+            const hist_status s = time_point(b, &us[k][b->n - 1], &copy_us[k][b->n - 1]);
+            if (s != HIST_OK)
+                return s;
+        }
     printf("%-6s %-35s %4s %10s %9s %9s %7s %10s %9s  %s\n", "", "data", "GPUs", "median", "GB/s",
            "speed-up", "/ N", "copy only", "GB/s", "check");
     if (csv)
@@ -302,16 +313,8 @@ static hist_status measure(bench *b, FILE *csv) {
                      "copy GB/s,check,scaling\n");
     for (int k = 0; k < PASSES; ++k) {
         b->now = &passes[k];
-        double first = 0;
-        for (b->n = 1; b->n <= b->gpus; ++b->n) {
-            double us = 0, copy_us = 0;
-            const hist_status s = time_point(b, &us, &copy_us);
-            if (s != HIST_OK)
-                return s;
-            if (b->n == 1)
-                first = us;
-            print_row(b, us, first, copy_us, csv);
-        }
+        for (b->n = 1; b->n <= b->gpus; ++b->n)
+            print_row(b, us[k][b->n - 1], us[k][0], copy_us[k][b->n - 1], csv);
     }
     return HIST_OK;
 }
