@@ -666,10 +666,11 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
  *  NVLink carries whole), then the tail; first, if `w.flags`, wait for the inputs to say they
  *  are done. @p out may be one of the inputs (each counter is read and written by one thread).
  *  Every input's load is issued before the first addition (the loop over the inputs unrolled to
- *  DAY07_ADD_MAX, each load predicated): the peers' round trips over NVLink overlap instead of
- *  following one another, as a loop of n - 1 iterations compiles (a remainder loop of one load
- *  and one branch per input). @param out the sum @param in the histograms
- *  @param counters counters per histogram @param w what to wait for (`flags` NULL: nothing) */
+ *  DAY07_ADD_MAX, each load under `g < n`, no addition between two loads): the peers' round
+ *  trips over NVLink overlap instead of following one another, as a loop of n - 1 iterations
+ *  compiles (a remainder loop of one load, one addition and one branch per input).
+ *  @param out the sum @param in the histograms @param counters counters per histogram
+ *  @param w what to wait for (`flags` NULL: nothing) */
 __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters,
                                day07_wait w) {
     if (w.flags && !wait_for_inputs(w, in.n))
