@@ -69,9 +69,9 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 
 [ -n "$gpu" ] || { echo "measure: no CUDA GPU found (nvidia-smi lists none)" >&2; exit 2; }
 # the GPUs this run sees: CUDA_VISIBLE_DEVICES' list where it is set, else every one nvidia-smi lists
 if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
-    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c . || :)
 else
-    ngpus=$(nvidia-smi -L | grep -c '^GPU')
+    ngpus=$(nvidia-smi -L | grep -c '^GPU' || :)
 fi
 # the tag names the machine: the GPU (h100, h200), and with several GPUs visible their number
 # (h200x4), as the kept files of the machines of two and four GPUs are named; a run with
