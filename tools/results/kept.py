@@ -141,7 +141,7 @@ def run_value(row, field):
 
 
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
-        "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
+        "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor", "pct1": "% of floor",
         "cleanpct": "% of clean-L2 read", "floor": "floor", "ceiling": "shared-atomic ceiling",
         "ceilpct": "% of atomic ceiling", "vsref": "vs `cpu_reference`",
         "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins",
