@@ -172,7 +172,7 @@ static void time_host_input(const hist_device *dev, hist_fresh *fresh, uint32_t 
     const hist_problem *p = &fresh->problem;
     const size_t bytes = hist_fresh_buffer_bytes(fresh);
     void *pinned = NULL;      /* the pinned implementations' inputs, and what the floor copies */
-    uint8_t *pageable = NULL; /* the pageable one's */
+    uint8_t *pageable = NULL; /* the pageable implementations' input */
     for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
         const hist_impl *impl = &LESSON_IMPLS[i];
         if (!hist_takes_host_input(impl->where) || verdicts[i].failed || verdicts[i].cases == 0 ||
