@@ -5,13 +5,13 @@
  *
  * Call k's input is the base input (a preset's samples) with its values renamed by a random
  * permutation of all 2^bits values, its rows rotated by a random count, placed at one of
- * HIST_FRESH_SLOTS 256-byte-aligned places of its buffer. Its exact result follows from the base's
+ * HIST_FRESH_SLOTS places of its buffer, a page apart. Its exact result follows from the base's
  * count of each value in each channel (counted once, by the CPU reference) without another pass
  * over the input, and renaming values and rotating rows leave the data's distribution as it was
  * (uniform stays uniform), so a correct implementation takes the same time as on the base.
  * The second call starts where the first did, with other contents. An implementation that keeps
- * an answer from an earlier call, skips work after the first one, or depends on where its input
- * lies returns a wrong result on some call, and the timing says which.
+ * an answer from an earlier call (for its problem, or for its input's address) or skips work after
+ * the first call returns a wrong result on some call, and the timing says which.
  */
 #ifndef HIST_FRESH_H
 #define HIST_FRESH_H
@@ -25,9 +25,9 @@ extern "C" {
 
 /** @brief How many places a call's input may start at in its buffer. */
 #define HIST_FRESH_SLOTS 4
-/** @brief How far apart those places are: the alignment cudaMalloc gives, so that a kernel meets
- *  its input aligned as it always is. */
-#define HIST_FRESH_SLOT_BYTES 256
+/** @brief How far apart those places are: a page, so that a kernel, or a copy from pinned memory,
+ *  meets its input as aligned as at the start of an allocation. */
+#define HIST_FRESH_SLOT_BYTES 4096
 
 /** @brief The inputs of one graded timing, one call after another (hist_fresh_next()). */
 typedef struct hist_fresh {
