@@ -1,7 +1,8 @@
 /**
  * @file test_harness.c
  * @brief The harness on the host: PRNG and distributions, reference and binning, verification,
- *        `.npy` reading and writing, the command line, statistics.
+ *        `.npy` reading and writing, the command line, statistics, the graded timing's fresh
+ *        inputs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -14,6 +15,8 @@
 
 #include "gpu_limits.h"
 
+#include "fresh.h"
+#include "impl.h"
 #include "npy.h"
 #include "parallel.h"
 #include "reference.h"
@@ -1128,6 +1131,116 @@ static void test_cli_bits(void **state) {
     expect_usage(hist_parse_program(&bytes_only, 3, u16, &o), "counts 8-bit samples only");
 }
 
+/* ---- the graded timing's fresh inputs (fresh.h) ---- */
+
+/* Each call's input, made on the host, is counted by the reference exactly as the sequence says;
+   it differs from the previous call's, starts at an aligned place inside its buffer (the second
+   call at the first one's), and the same seed gives the same calls. */
+static void expect_fresh_calls_exact(const hist_dataset *d) {
+    const hist_problem *p = &d->problem;
+    const size_t bytes = (size_t)hist_input_bytes(p), counters = (size_t)hist_counters(p);
+    uint8_t *base = malloc(bytes + 1), *previous = malloc(bytes + 1);
+    uint32_t *counted = malloc(counters * sizeof *counted);
+    assert_int_equal(hist_generate(d, base), HIST_OK);
+    hist_fresh f, again;
+    assert_int_equal(hist_fresh_init(&f, p, base, 99), HIST_OK);
+    assert_int_equal(hist_fresh_init(&again, p, base, 99), HIST_OK);
+    uint8_t *buffer = malloc(hist_fresh_buffer_bytes(&f));
+    assert_non_null(buffer);
+    size_t first_offset = 0;
+    for (int call = 0; call < 6; ++call) {
+        hist_fresh_next(&f);
+        hist_fresh_next(&again);
+        const size_t offset = hist_fresh_offset(&f);
+        assert_int_equal(offset % HIST_FRESH_SLOT_BYTES, 0);
+        assert_true(offset + bytes <= hist_fresh_buffer_bytes(&f));
+        assert_true(f.rotate_rows < (p->rows > 0 ? p->rows : 1));
+        if (call == 0)
+            first_offset = offset;
+        if (call == 1)
+            assert_int_equal(offset, first_offset);
+        hist_fresh_make(&f, buffer);
+        hist_reference(p, buffer + offset, counted);
+        assert_memory_equal(counted, f.expected, counters * sizeof *counted);
+        assert_int_equal(hist_fresh_check(&f, "reference", counted), HIST_OK);
+        assert_memory_equal(again.expected, f.expected, counters * sizeof *counted);
+        assert_int_equal(again.rotate_rows, f.rotate_rows);
+        if (call > 0 && bytes > 64) /* a new input: the same bytes would be a miracle */
+            assert_true(memcmp(previous, buffer + offset, bytes) != 0);
+        memcpy(previous, buffer + offset, bytes);
+        counted[0] += 1; /* one counter off: named, with the call */
+        assert_int_equal(hist_fresh_check(&f, "off_by_one", counted), HIST_ERR_MISMATCH);
+        assert_non_null(strstr(hist_last_error(), "off_by_one: call "));
+        assert_non_null(strstr(hist_last_error(), "channel 0, bin 0"));
+    }
+    hist_fresh_free(&f);
+    hist_fresh_free(&again);
+    free(base), free(buffer), free(previous), free(counted);
+}
+
+static void test_fresh_inputs_are_exact(void **state) {
+    (void)state;
+    const hist_dataset cases[] = {
+        test_data(1000, 3, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 1),
+        test_data(777, 65, (hist_binning){10, 200, 7}, (hist_dist){HIST_DIST_CONTENTION, 90}, 2),
+        test_data(1, 1, (hist_binning){1, 100, 20}, (hist_dist){HIST_DIST_RUNS, 7}, 3),
+        {.problem = {.rows = 5000, .channels = 2, .binning = {100, 60000, 1000}, .bits = 16},
+         .vmin = 0,
+         .vmax = 65535,
+         .dist = {HIST_DIST_UNIFORM, 0},
+         .seed = 4},
+        {.problem = {.rows = 3000, .channels = 1, .binning = {0, 65535, 1}, .bits = 16},
+         .vmin = 0,
+         .vmax = 65535,
+         .dist = {HIST_DIST_CONTENTION, 50},
+         .seed = 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        expect_fresh_calls_exact(&cases[i]);
+}
+
+static hist_status fresh_reference(const hist_args *a) {
+    hist_reference(a->problem, a->samples, a->hist);
+    return HIST_OK;
+}
+
+/* A cheat: counts its first input only, then returns that answer (the test's own state). */
+static uint32_t *kept_answer;
+static hist_status fresh_cheat(const hist_args *a) {
+    const size_t bytes = (size_t)hist_counters(a->problem) * sizeof(uint32_t);
+    if (!kept_answer) {
+        hist_reference(a->problem, a->samples, a->hist);
+        kept_answer = malloc(bytes);
+        memcpy(kept_answer, a->hist, bytes);
+    }
+    memcpy(a->hist, kept_answer, bytes);
+    return HIST_OK;
+}
+
+/* The host timing on fresh inputs accepts the reference and catches a cheat on its second call. */
+static void test_fresh_host_timing(void **state) {
+    (void)state;
+    const hist_dataset d =
+        test_data(2048, 16, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 6);
+    uint8_t *base = test_samples(&d);
+    uint32_t *out = malloc((size_t)hist_counters(&d.problem) * sizeof *out);
+    hist_fresh f;
+    assert_int_equal(hist_fresh_init(&f, &d.problem, base, hist_fresh_seed()), HIST_OK);
+    uint8_t *buffer = malloc(hist_fresh_buffer_bytes(&f));
+    const hist_impl honest = {.name = "honest", .where = HIST_HOST, .run = fresh_reference},
+                    cheat = {.name = "cheat", .where = HIST_HOST, .run = fresh_cheat};
+    hist_stats t;
+    assert_int_equal(hist_time_host_fresh(&honest, &f, buffer, out, 1, 2, 5, &t), HIST_OK);
+    assert_int_equal(t.reps, 5);
+    assert_int_equal(f.calls, 7);
+    assert_int_equal(hist_time_host_fresh(&cheat, &f, buffer, out, 1, 2, 5, &t), HIST_ERR_MISMATCH);
+    assert_non_null(strstr(hist_last_error(), "cheat: call 2 of the graded timing"));
+    hist_fresh_free(&f);
+    free(kept_answer);
+    kept_answer = NULL;
+    free(base), free(out), free(buffer);
+}
+
 /**
  * @brief Runs this file's CMocka groups.
  * @return the exit status (0: everything passed / exact)
@@ -1187,5 +1300,11 @@ int main(void) {
     };
     failed += cmocka_run_group_tests_name("harness: 16-bit samples", samples16, test_tmp_dir_setup,
                                           test_tmp_dir_teardown);
+    const struct CMUnitTest fresh[] = {
+        cmocka_unit_test(test_fresh_inputs_are_exact),
+        cmocka_unit_test(test_fresh_host_timing),
+    };
+    failed +=
+        cmocka_run_group_tests_name("harness: the graded timing's fresh inputs", fresh, NULL, NULL);
     return failed ? 1 : 0;
 }
