@@ -11,6 +11,7 @@
 
 #include "data.h"
 #include "gpu_limits.h"
+#include "options.h"
 #include "runner.h"
 
 /** @brief Every lesson folder and its registry, in lesson order (generated). */
@@ -285,18 +286,32 @@ static void print_plans(const page_preset *presets, const hist_gpu_limits *t, si
 }
 
 /**
- * @brief Print the page's generated tables (Markdown) to standard output; with the argument
- *        `lessons`, the table of docs/DAY00.md instead: which GPU each lesson needs.
- * @return 0, 2 for another argument, or 3 if the registries are broken
+ * @brief Print the page's generated tables (Markdown) to standard output; with `--lessons`, the
+ *        table of docs/DAY00.md instead: which GPU each lesson needs.
+ * @return 0, 2 on a usage error, or 3 if the registries are broken
  * @param argc argument count
- * @param argv the arguments: none, or `lessons`
+ * @param argv the arguments: `--lessons`, `--help`
  */
 int main(int argc, char **argv) {
-    const int lessons = argc == 2 && strcmp(argv[1], "lessons") == 0;
-    if (argc > 1 && !lessons) {
-        fprintf(stderr, "usage: gpus_page [lessons]\n");
-        return 2;
-    }
+    int lessons = 0;
+    const hist_extra_option extra[] = {
+        {.name = "lessons",
+         .help = "print docs/DAY00.md's table instead: which GPU each lesson needs",
+         .flag = &lessons},
+    };
+    const hist_program prog = {
+        .name = "gpus_page",
+        .about = "The tables of docs/GPUS.md (make tables), from the limits table and every "
+                 "registry.",
+        .refused = "preset bits rows channels lo hi width values dist seed input save-input impl "
+                   "reps warmup threads output csv results require-gpu gpu-limits keep-sms list",
+        .extra = extra,
+        .n_extra = 1,
+    };
+    hist_options o;
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
     if (hist_check_lessons(course_lessons, course_lesson_count) != HIST_OK) {
         fprintf(stderr, "gpus_page: broken lesson registry: %s\n", hist_last_error());
         return 3;

@@ -53,7 +53,7 @@ insert_generated = awk -v gen=$(3) '/^<!-- $(2) -->$$/ { print; while ((getline 
 	  /^<!-- \/$(2) -->$$/ { skip = 0 } !skip' $(1) > $(1).tmp && mv $(1).tmp $(1)
 gpus-page: $(GPUS_PAGE_BIN)
 	@./$(GPUS_PAGE_BIN) > $(BUILD)/gpus-page.md
-	@./$(GPUS_PAGE_BIN) lessons > $(BUILD)/gpus-lessons.md
+	@./$(GPUS_PAGE_BIN) --lessons > $(BUILD)/gpus-lessons.md
 	@$(call insert_generated,docs/GPUS.md,gpus-page,$(BUILD)/gpus-page.md)
 	@$(call insert_generated,docs/DAY00.md,gpus-lessons,$(BUILD)/gpus-lessons.md)
 	@echo "gpus-page: docs/GPUS.md's tables and docs/DAY00.md's lesson table from $(GPUS_PAGE_BIN)"
