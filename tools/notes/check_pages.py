@@ -16,10 +16,11 @@ which CI runs; `make docs` runs it too).
     `*Stale: ...*` notes `make tables` writes under a table measured before its code changed); a
     lesson is at most LESSON_WORDS words: what is not the lesson goes to its notebook page, NOTES.md.
 
-Exit status 1, with one line per problem. `--known FILE`: the problems FILE lists (one a line,
-as printed but without `check-pages: ` and the line number) are printed as known and not counted,
-and a line of FILE that matches no problem is one (tests/student-check.sh: the pages of the
-student edition that are still to be fixed)."""
+Exit status 1, with one line per problem. `--known FILE` first: the problems FILE lists (one a
+line, as printed but without the line number, `check-pages: PAGE: problem`; its lines for
+check_commands.py are that tool's) are printed as known and not counted, and a line of FILE that
+matches no problem is one (make check-pages: tools/notes/known-pages.txt; tests/student-check.sh:
+tools/notes/known-student-pages.txt, for the student edition: pages still to be fixed)."""
 import bisect
 import glob
 import os
