@@ -7,8 +7,9 @@
 #             build works; the course is never partial
 #   arch      `make ARCH=sm_80` from clean builds sm_80 code (and keeps the sm_90 build apart)
 #   space     build, test (DAY=01) and run from a path with a space
-#   lesson    a throwaway lesson folder plugs in with nothing outside it changed; one that breaks
-#             the contract fails with one line naming the folder
+#   lesson    a throwaway lesson folder plugs in with nothing outside it changed but the pages that
+#             list every lesson (README.md, docs/DAY00.md); one that breaks the contract fails with
+#             one line naming the folder
 #   architecture  `make check-architecture` passes, and fails on each planted breach of
 #             docs/ARCHITECTURE.md: an upward include, a long function, mutable state in
 #             common/, argv read outside common/cli.c, an unnamed folder, a .cu included, an
@@ -183,7 +184,10 @@ C
         "$work/l/build/course" --list | grep cpu_scratch > /dev/null || fail "the course lacks the new lesson"
         (cd "$work/l" && make tables > /dev/null && grep -q day99_scratch README.md) ||
             fail "the README's lesson table lacks the new lesson"
-        (cd "$work/l" && git checkout -q README.md)
+        grep -q '^| day99_scratch | no GPU' "$work/l/docs/DAY00.md" ||
+            fail "day 00's table of which GPU each lesson needs lacks the new lesson"
+        # the two pages that list every lesson (generated), the only ones outside the folder
+        (cd "$work/l" && git checkout -q README.md docs/DAY00.md)
         # make tables' stale lines need the course's history, which this copy has not: those
         # lines alone may differ
         (cd "$work/l" && git diff --quiet -I '^\*Stale: ' && git checkout -q -- .) || true
