@@ -12,6 +12,7 @@
 #include "device.cuh"
 #include "gpu.h"
 #include "gpu_limits.h"
+#include "ptx.cuh"
 
 /** @brief Threads per block of the floor kernel: one block per SM, the fastest read day 06's probe
  *  found (docs/data/TAG_probe.txt keeps its figures). */
