@@ -86,11 +86,11 @@ $$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $$($(1)_USES_
 	    $$(LDLIBS)
 
 $(BUILD)/$(1)/test_lesson.o $(BUILD)/$(1)/test_$(1).o: CFLAGS += $(TEST_CFLAGS) $$($(1)_DEFS) \
-    -DLESSON_BIN='"$$(CURDIR)/$$($(1)_BIN)"'
-$(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) | cmocka
+    -DLESSON_BIN='"$$(TEST_ROOT)/$$($(1)_BIN)"'
+$(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) $(TEST_ROOT_STAMP) | cmocka
 	@mkdir -p $$(@D)
 	$$(call quiet,CC,$$<)$$(CC) $$(CFLAGS) -c $$< -o $$@
-$(BUILD)/$(1)/test_$(1).o: | cmocka
+$(BUILD)/$(1)/test_$(1).o: $(TEST_ROOT_STAMP) | cmocka
 
 $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$($(1)_LIB) \
                    $$($(1)_USES_LIBS) $(LIBHIST) | $$($(1)_BIN) $$($(1)_PROGRAMS)
@@ -98,6 +98,17 @@ $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$
 endef
 
 TEST_CFLAGS := $(CMOCKA_CFLAGS) -Itests
+# Where the tests find the lesson programs and tests/fuzz: this folder; TEST_ROOT=. names them
+# from the folder make runs in (make carry: a build that runs from another checkout). The test
+# objects are rebuilt when it changes (its stamp, like FLAGS_STAMP).
+TEST_ROOT ?= $(if $(filter carry,$(MAKECMDGOALS)),.,$(CURDIR))
+TEST_ROOT_STAMP := $(BUILD)/test-root.txt
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifneq ($(file < $(TEST_ROOT_STAMP)),$(TEST_ROOT))
+$(shell mkdir -p $(BUILD))
+$(file > $(TEST_ROOT_STAMP),$(TEST_ROOT))
+endif
+endif
 $(foreach L,$(ALL_LESSONS),$(eval include $(L)/Makefile))
 
 # ---- the course runner: every lesson's registry in one program ----
@@ -170,7 +181,8 @@ $(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSO
 
 HARNESS_TESTS := $(BUILD)/tests/test_harness $(BUILD)/tests/test_gpu_harness
 PROPERTY_TEST := $(BUILD)/tests/test_properties
-$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(CURDIR)/tests/fuzz"'
+$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(TEST_ROOT)/tests/fuzz"'
+$(BUILD)/tests/test_harness.o: $(TEST_ROOT_STAMP)
 $(BUILD)/tests/test_util.o $(BUILD)/tests/test_harness.o $(BUILD)/tests/test_gpu_harness.o \
 $(BUILD)/tests/test_properties.o: | cmocka
 $(HARNESS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/test_util.o $(LIBHIST)
@@ -193,7 +205,9 @@ $(BUILD)/tests/test_wrong: $(BUILD)/tests/test_wrong.o $(WRONG_OBJS) $(BUILD)/te
 ALL_OBJS += $(WRONG_OBJS) $(BUILD)/tests/test_wrong.o
 ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/course/gpus_page.o \
             $(patsubst %,$(BUILD)/tests/%.o,test_util test_harness test_gpu_harness test_properties)
+ifndef PREBUILT
 -include $(ALL_OBJS:.o=.d)
+endif
 
 # ---- the goals ----
 
@@ -211,7 +225,7 @@ links: $(LINKED_BINS)
 	@$(if $(DAY),,ln -sfn $(CONFIG)/course build/course;) \
 	  for l in $(LESSONS); do ln -sfn "$(CONFIG)/$$l/$$l" "build/$$l"; done
 all: links $(foreach l,$(LESSONS),$($(l)_PROGRAMS))
-	@echo "built for $(ARCH)$(if $(SANITIZE_ON), with sanitizers): $(LINKS)"
+	@echo "built for $(ARCH)$(if $(SANITIZE_ON), with sanitizers)$(if $(TOOLKIT_TAG), by CUDA $(NVCC_VERSION) in $(BUILD)): $(LINKS)"
 
 RUN_PRESETS ?= main small-binned
 # the course runner, or with DAY the lesson's own program
@@ -220,13 +234,30 @@ RUN_BIN := $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)),$(COURSE_BIN))
 # a lesson's run in results/<lesson>/, a run with ARGS in results/args/, so that neither
 # replaces the course's
 RUN_RESULTS := results$(if $(DAY),/$(LESSONS))$(if $(ARGS),/args)
-run: links $(GPU_LIMITS_CHECK) $(RUN_BIN)
+# What make run and make test build first; with PREBUILT (common/common.mk), nothing: the
+# programs are there, and their libraries are this build's own (CMocka, which make carry packs)
+# and this machine's NCCL
+ifdef PREBUILT
+ifneq ($(filter-out test run,$(or $(MAKECMDGOALS),all)),)
+$(error PREBUILT=$(PREBUILT) is for make test and make run alone (they take the carried build as it is))
+endif
+ifeq ($(wildcard $(BUILD)/tests/test_harness),)
+$(error PREBUILT=$(PREBUILT): $(BUILD) has no built tests; unpack the carried build first (tar xJf build/carry-$(PREBUILT).tar.xz, made by make carry))
+endif
+BUILT_FIRST :=
+PREBUILT_ENV = LD_LIBRARY_PATH="$(CURDIR)/$(BUILD)/lib$(if $(NCCL_LIBFILE),:$(patsubst %/,%,$(dir \
+               $(NCCL_LIBFILE))))$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
+else
+BUILT_FIRST = links $(GPU_LIMITS_CHECK) $(1)
+endif
+run: $(call BUILT_FIRST,$(RUN_BIN))
 	@mkdir -p $(RUN_RESULTS)
 ifdef ARGS
-	@set -e; for bin in $(RUN_BIN); do ./$$bin --results $(RUN_RESULTS) $(ARGS); done
+	@set -e; for bin in $(RUN_BIN); do $(PREBUILT_ENV) ./$$bin --results $(RUN_RESULTS) $(ARGS); done
 else
 	@set -e; for bin in $(RUN_BIN); do for preset in $(RUN_PRESETS); do \
-	  echo "== $${bin##*/} --preset $$preset"; ./$$bin --results $(RUN_RESULTS) --preset $$preset; echo; \
+	  echo "== $${bin##*/} --preset $$preset"; $(PREBUILT_ENV) ./$$bin --results $(RUN_RESULTS) \
+	    --preset $$preset; echo; \
 	done; done
 endif
 	@echo "results: $(RUN_RESULTS)/"
@@ -241,8 +272,8 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
-test: links $(GPU_LIMITS_CHECK) $(TEST_BINS)
-	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
+test: $(call BUILT_FIRST,$(TEST_BINS))
+	@mkdir -p $(GRADES); $(PREBUILT_ENV) HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
 	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
@@ -286,6 +317,8 @@ help:
 	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
 	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
+	  "make carry" "every program and test in build/carry-CONFIG.tar.xz, for a GPU machine without" \
+	  "" "this toolkit (there: make test PREBUILT=CONFIG; tools/build/README.md)" \
 	  "make check-architecture" "" \
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
 	  "make check-pages" "" \
@@ -298,6 +331,7 @@ help:
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
 	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           PREBUILT=CONFIG (make test and run on a carried build, building nothing),"
 	@echo "           GPU_LIMITS=NAME (run as if on NAME: make gpu-limits lists them), KEEP_SMS=1"
 
 # The GPUs GPU_LIMITS can name, as the programs know them; and the check that a test or a run

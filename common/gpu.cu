@@ -13,6 +13,7 @@
 #include "fresh.h"
 #include "gpu.h"
 #include "gpu_limits.h"
+#include "ptx.cuh"
 
 /** @brief Threads per block of the floor kernel: one block per SM, the fastest read day 06's probe
  *  found (docs/data/TAG_probe.txt keeps its figures). */

@@ -39,6 +39,7 @@
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
+#include "ptx.cuh"
 #ifdef HIST_HAVE_NCCL
 #include <nccl.h>
 #endif
