@@ -138,10 +138,8 @@ static const usage_line shared_usage[] = {
     {"list", "  --list            list the implementations and their constraints", 0},
     {"help", "  --help            this text", 0},
     {NULL, "", 0},
-    {NULL, "exit status: 0 every result exact, 1 a result differs from the reference,", 0},
-    {NULL, "2 invalid option or value, 3 runtime failure (CUDA, memory, files), 4 an", 0},
-    {NULL, "implementation named with --impl could not run (no GPU, outside its constraints;", 0},
-    {NULL, "then no --output is written).", 0},
+    {NULL, "exit status: one table for every program of the course, in docs/RELIABILITY.md", 0},
+    {NULL, "(\"Exit statuses\"): 4 when it could not run (no GPU, among others).", 0},
 };
 
 /* Whether @p prog leaves out the shared option @p name (a whole word of its `refused`). */
