@@ -276,7 +276,7 @@ int main(int argc, char **argv) {
         .name = "cluster_probe",
         .about = "Day 09: distributed shared memory alone: local and remote atomics, bulk moves.",
         .refused = "preset rows channels lo hi width values dist seed input save-input impl "
-                   "warmup threads output csv results require-gpu list gpu-limits",
+                   "warmup threads output csv results require-gpu list gpu-limits keep-sms",
         .reps = 21,
     };
     hist_options o;
