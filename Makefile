@@ -170,7 +170,8 @@ $(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSO
 
 HARNESS_TESTS := $(BUILD)/tests/test_harness $(BUILD)/tests/test_gpu_harness
 PROPERTY_TEST := $(BUILD)/tests/test_properties
-$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(CURDIR)/tests/fuzz"'
+$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(CURDIR)/tests/fuzz"' \
+                             -DBUILD_DIR='"$(CURDIR)/$(BUILD)"'
 $(BUILD)/tests/test_util.o $(BUILD)/tests/test_harness.o $(BUILD)/tests/test_gpu_harness.o \
 $(BUILD)/tests/test_properties.o: | cmocka
 $(HARNESS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/test_util.o $(LIBHIST)
