@@ -244,7 +244,7 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
 test: links $(GPU_LIMITS_CHECK) $(TEST_BINS)
 	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
-	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
+	  HIST_SLOW=$(filter 1,$(SLOW)) tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).

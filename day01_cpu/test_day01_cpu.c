@@ -226,6 +226,7 @@ static double seconds_now(void) {
 
 static void test_output_never_partial_when_killed(void **state) {
     (void)state;
+    TEST_SLOW_ONLY("up to 40 runs writing 256 MiB, about 15 s");
     /* 262,144 channels x 256 bins: a 256 MiB output. Time one whole run, then SIGKILL runs at
        many moments, several of them inside the write (a temporary file is left then); the
        destination must always hold the old file or the complete new one. */
@@ -299,6 +300,7 @@ static int signal_mid_write(const char *path, const char *old, int sig) {
 
 static void test_temporaries_removed_on_signals(void **state) {
     (void)state;
+    TEST_SLOW_ONLY("runs writing 256 MiB, signalled, about 4 s");
     char path[128];
     snprintf(path, sizeof path, "%s/signalled.npy", test_tmp_dir);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};

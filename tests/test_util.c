@@ -47,6 +47,17 @@ int test_gpu_required(void) {
     return v && strcmp(v, "1") == 0;
 }
 
+int test_slow(void) {
+    const char *v = getenv("HIST_SLOW");
+    return v && strcmp(v, "1") == 0;
+}
+
+void test_main_preset_for_timing(hist_dataset *d) {
+    assert_int_equal(hist_preset("main", d), HIST_OK);
+    if (!test_slow() && !test_gpu())
+        d->problem.rows /= 16;
+}
+
 const char *test_gpu_reason(void) {
     test_gpu();
     return gpu_reason;
@@ -171,16 +182,34 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
     return total;
 }
 
+/* Whether a device implementation of @p impls runs dataset @p d (then it is made at its size). */
+static int device_runs(const hist_impl *const *impls, size_t count, const hist_device *dev,
+                       const hist_dataset *d) {
+    for (size_t i = 0; i < count && dev; ++i)
+        if (impls[i]->where != HIST_HOST && !(verdicts && verdicts[i].failed) &&
+            !hist_not_written(impls[i]) && !refuses(impls[i], &d->problem, dev))
+            return 1;
+    return 0;
+}
+
 /* Run every implementation whose constraints hold on one dataset, its arguments carrying @p caps
-   (NULL: none); fail on any difference. */
+   (NULL: none); fail on any difference. A dataset only CPU implementations run is cut to
+   TEST_QUICK_SAMPLES samples unless test_slow() (its channels, distribution and binning kept). */
 static int exact_all(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                     const hist_dataset *d, int threads, const hist_caps *caps, int *ran) {
+                     const hist_dataset *whole, int threads, const hist_caps *caps, int *ran) {
     int any = 0;
     for (size_t i = 0; i < count; ++i)
         any |= !(verdicts && verdicts[i].failed) &&
-               (hist_not_written(impls[i]) || !refuses(impls[i], &d->problem, dev));
+               (hist_not_written(impls[i]) || !refuses(impls[i], &whole->problem, dev));
     if (!any)
         return 0;
+    hist_dataset cut = *whole;
+    const hist_dataset *d = whole;
+    if (!test_slow() && hist_samples(&whole->problem) > TEST_QUICK_SAMPLES &&
+        !device_runs(impls, count, dev, whole)) {
+        cut.problem.rows = TEST_QUICK_SAMPLES / whole->problem.channels + 1;
+        d = &cut;
+    }
     uint8_t *samples = test_samples(d);
     char what[64], dist[32];
     hist_dist_format(d->dist, dist, sizeof dist);
