@@ -221,8 +221,11 @@ RUN_BIN := $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)),$(COURSE_BIN))
 # a lesson's run in results/<lesson>/, a run with ARGS in results/args/, so that neither
 # replaces the course's
 RUN_RESULTS := results$(if $(DAY),/$(LESSONS))$(if $(ARGS),/args)
+# It ends with three lines (tools/results/run-summary.sh): what ran and was exact, what was
+# skipped and why, and the tables this run wrote (those newer than its stamp).
+RUN_STAMP := $(BUILD)/run-started
 run: links $(GPU_LIMITS_CHECK) $(RUN_BIN)
-	@mkdir -p $(RUN_RESULTS)
+	@mkdir -p $(RUN_RESULTS); touch $(RUN_STAMP)
 ifdef ARGS
 	@set -e; for bin in $(RUN_BIN); do ./$$bin --results $(RUN_RESULTS) $(ARGS); done
 else
@@ -230,9 +233,11 @@ else
 	  echo "== $${bin##*/} --preset $$preset"; ./$$bin --results $(RUN_RESULTS) --preset $$preset; echo; \
 	done; done
 endif
-	@echo "results: $(RUN_RESULTS)/"
+	@find $(RUN_RESULTS) -maxdepth 1 -name '*.csv' -newer $(RUN_STAMP) | sort | \
+	  tr '\n' '\0' | xargs -0 tools/results/run-summary.sh
 
-# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
+# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine); SLOW=1: the
+# long checks too, and the CPU's datasets at full size (CI; tests/test_util.h, test_slow())
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up);
