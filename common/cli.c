@@ -145,8 +145,9 @@ static const usage_line shared_usage[] = {
     {"list", "  --list            list the implementations and their constraints", 0},
     {"help", "  --help            this text", 0},
     {NULL, "", 0},
-    {NULL, "exit status: one table for every program of the course, in docs/RELIABILITY.md", 0},
-    {NULL, "(\"Exit statuses\"): 4 when it could not run (no GPU, among others).", 0},
+    {NULL, "exit status: as the table of docs/RELIABILITY.md (\"Exit statuses\") says, the same",
+     0},
+    {NULL, "for every program of the course.", 0},
 };
 
 /* Whether @p prog leaves out the shared option @p name (a whole word of its `refused`). */
