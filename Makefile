@@ -272,38 +272,52 @@ test-programs: $(TEST_BINS) $(NCCL_INIT)
 include tools/build/build.mk tools/results/results.mk tools/notes/notes.mk tools/lab/lab.mk \
         tools/student/student.mk
 
+# The student edition (make student) has no tools/student/instructor-only.txt: its make help
+# starts with where to begin and lists only the goals that work there (not student, answers,
+# measure, tables or the NAME-kept goals, which make and keep the instructor edition's data)
+STUDENT_EDITION := $(if $(wildcard tools/student/instructor-only.txt),,1)
+# a lesson's own goals as make help lists them: in the student edition, not those that keep data
+# for the instructor edition's pages (NAME-kept)
+shown_goals = $(if $(STUDENT_EDITION),$(filter-out %-kept,$($(1)_TARGETS)),$($(1)_TARGETS))
 help:
+ifdef STUDENT_EDITION
+	@printf '%s\n' "Start here: read docs/DAY00.md (what the course assumes, which GPU each lesson needs)," \
+	  "then make doctor (what this machine has), then make test DAY=01: your first task, which" \
+	  "day01_cpu/README.md describes (\"Your task\"). The goals:" ""
+endif
 	@printf '%-14s %s\n' \
+	  "make doctor" "what this machine has of what the course uses, a line each, and what to install" \
 	  "make all" "build every lesson and the course runner (build/course, build/dayNN_name)" \
 	  "make run" "every implementation of every lesson, main and small-binned presets" \
 	  "" "(ARGS=\"--preset small-binned --dist constant\" to choose; results in results/)" \
 	  "make test" "the CMocka tests: the harness, every lesson, the property test" \
-	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)" \
+	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan;" \
+	  "" "SLOW=1: the long checks too, at full size, as CI runs them)" \
 	  "make grade" "make test for every lesson, then one table of points per lesson" \
-	  "make docs" "the instructors' notes: Doxygen HTML in docs/html" \
+	  "make docs" "the notes: Doxygen HTML in docs/html" \
 	  "make plot" "charts of your newest GPU results, in results/charts (gnuplot)" \
 	  "make sweep" "small-binned at growing sizes: where each GPU lesson overtakes the CPU" \
 	  "make profile" "Nsight Compute table of one lesson's kernels (DAY=05)" \
 	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
 	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
 	  "make fuzz" "libFuzzer on the .npy reader and the command line, FUZZ_SECONDS each" \
-	  "make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
+	  $(if $(STUDENT_EDITION),,"make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
-	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
+	  "make tables" "every measured table and figure of the READMEs, from docs/data") \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
 	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
 	  "make check-architecture" "" \
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
 	  "make check-pages" "" \
 	  "" "the pages: links, images shown, above/below, each lesson's length" \
-	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
-	  "make answers" "measure every exercise (instructor edition; docs/answers/data)" \
+	  $(if $(STUDENT_EDITION),,"make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
+	  "make answers" "measure every exercise (instructor edition; docs/answers/data)") \
 	  "make clean" "remove every build folder"
 	@echo "lessons (DAY=4, DAY=04 or DAY=day04_shared): $(ALL_LESSONS)"
-	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
+	@$(foreach l,$(ALL_LESSONS),$(if $(strip $(call shown_goals,$(l))),printf '  %-22s adds: %s\n' "$(l)" "$(strip $(call shown_goals,$(l)))";)) :
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
-	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           SANITIZE=1, REQUIRE_GPU=1, SLOW=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
 	@echo "           GPU_LIMITS=NAME (run as if on NAME: make gpu-limits lists them), KEEP_SMS=1"
 
 # The GPUs GPU_LIMITS can name, as the programs know them; and the check that a test or a run
