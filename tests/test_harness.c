@@ -1056,8 +1056,10 @@ static void test_programs_refuse_bad_paths_first(void **state) {
     }
     /* ranks under SANITIZE=1: Open MPI's own allocations are not the course's leaks */
     char supp[600];
-    snprintf(supp, sizeof supp, "suppressions=%s/../sanitize/openmpi.supp:print_suppressions=0",
-             FUZZ_DIR);
+    snprintf(
+        supp, sizeof supp,
+        "suppressions=%s/../sanitize/openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0",
+        FUZZ_DIR);
     setenv("LSAN_OPTIONS", supp, 1);
     static const char *const file_options[] = {"--output", "--csv", "--save-input", "--results"};
     for (int i = 0; i < n; ++i) {
