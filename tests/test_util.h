@@ -57,8 +57,9 @@ int test_gpu_required(void);
  * @brief 1 when `HIST_SLOW=1` (`make test SLOW=1`, which CI runs): every check at its full size.
  *        Otherwise (a student's `make test`) the datasets that only CPU implementations run are
  *        cut to TEST_QUICK_SAMPLES samples (their shapes' channels, distributions and binnings
- *        kept: on the CPU, size adds nothing to what a check shows), and the few long checks
- *        of the programs' robustness skip, saying so (TEST_SLOW_ONLY()).
+ *        kept: on the CPU, size adds nothing to what such a check shows) but for the large counts,
+ *        which keep one counter past 2^24 (a float sum's limit), and the few long checks of the
+ *        programs' robustness skip, saying so (TEST_SLOW_ONLY()).
  * @return 1 or 0
  */
 int test_slow(void);
