@@ -181,7 +181,8 @@ $(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSO
 
 HARNESS_TESTS := $(BUILD)/tests/test_harness $(BUILD)/tests/test_gpu_harness
 PROPERTY_TEST := $(BUILD)/tests/test_properties
-$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(TEST_ROOT)/tests/fuzz"'
+$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(TEST_ROOT)/tests/fuzz"' \
+                             -DBUILD_DIR='"$(TEST_ROOT)/$(BUILD)"'
 $(BUILD)/tests/test_harness.o: $(TEST_ROOT_STAMP)
 $(BUILD)/tests/test_util.o $(BUILD)/tests/test_harness.o $(BUILD)/tests/test_gpu_harness.o \
 $(BUILD)/tests/test_properties.o: | cmocka
@@ -250,8 +251,11 @@ PREBUILT_ENV = LD_LIBRARY_PATH="$(CURDIR)/$(BUILD)/lib$(if $(NCCL_LIBFILE),:$(pa
 else
 BUILT_FIRST = links $(GPU_LIMITS_CHECK) $(1)
 endif
+# It ends with three lines (tools/results/run-summary.sh): what ran and was exact, what was
+# skipped and why, and the tables this run wrote (those newer than its stamp).
+RUN_STAMP := $(BUILD)/run-started
 run: $(call BUILT_FIRST,$(RUN_BIN))
-	@mkdir -p $(RUN_RESULTS)
+	@mkdir -p $(RUN_RESULTS); touch $(RUN_STAMP)
 ifdef ARGS
 	@set -e; for bin in $(RUN_BIN); do $(PREBUILT_ENV) ./$$bin --results $(RUN_RESULTS) $(ARGS); done
 else
@@ -260,9 +264,11 @@ else
 	    --preset $$preset; echo; \
 	done; done
 endif
-	@echo "results: $(RUN_RESULTS)/"
+	@find $(RUN_RESULTS) -maxdepth 1 -name '*.csv' -newer $(RUN_STAMP) | sort | \
+	  tr '\n' '\0' | xargs -0 tools/results/run-summary.sh
 
-# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
+# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine); SLOW=1: the
+# long checks too, and the CPU's datasets at full size (CI; tests/test_util.h, test_slow())
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up);
@@ -274,7 +280,7 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
 test: $(call BUILT_FIRST,$(TEST_BINS))
 	@mkdir -p $(GRADES); $(PREBUILT_ENV) HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
-	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
+	  HIST_SLOW=$(filter 1,$(SLOW)) tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).
@@ -297,24 +303,38 @@ test-programs: $(TEST_BINS) $(NCCL_INIT)
 include tools/build/build.mk tools/results/results.mk tools/notes/notes.mk tools/lab/lab.mk \
         tools/student/student.mk
 
+# The student edition (make student) has no tools/student/instructor-only.txt: its make help
+# starts with where to begin and lists only the goals that work there (not student, answers,
+# measure, tables or the NAME-kept goals, which make and keep the instructor edition's data)
+STUDENT_EDITION := $(if $(wildcard tools/student/instructor-only.txt),,1)
+# a lesson's own goals as make help lists them: in the student edition, not those that keep data
+# for the instructor edition's pages (NAME-kept)
+shown_goals = $(if $(STUDENT_EDITION),$(filter-out %-kept,$($(1)_TARGETS)),$($(1)_TARGETS))
 help:
+ifdef STUDENT_EDITION
+	@printf '%s\n' "Start here: read docs/DAY00.md (what the course assumes, which GPU each lesson needs)," \
+	  "then make doctor (what this machine has), then make test DAY=01: your first task, which" \
+	  "day01_cpu/README.md describes (\"Your task\"). The goals:" ""
+endif
 	@printf '%-14s %s\n' \
+	  "make doctor" "what this machine has of what the course uses, a line each, and what to install" \
 	  "make all" "build every lesson and the course runner (build/course, build/dayNN_name)" \
 	  "make run" "every implementation of every lesson, main and small-binned presets" \
 	  "" "(ARGS=\"--preset small-binned --dist constant\" to choose; results in results/)" \
 	  "make test" "the CMocka tests: the harness, every lesson, the property test" \
-	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)" \
+	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan;" \
+	  "" "SLOW=1: the long checks too, at full size, as CI runs them)" \
 	  "make grade" "make test for every lesson, then one table of points per lesson" \
-	  "make docs" "the instructors' notes: Doxygen HTML in docs/html" \
+	  "make docs" "the notes: Doxygen HTML in docs/html" \
 	  "make plot" "charts of your newest GPU results, in results/charts (gnuplot)" \
 	  "make sweep" "small-binned at growing sizes: where each GPU lesson overtakes the CPU" \
 	  "make profile" "Nsight Compute table of one lesson's kernels (DAY=05)" \
 	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
 	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
 	  "make fuzz" "libFuzzer on the .npy reader and the command line, FUZZ_SECONDS each" \
-	  "make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
+	  $(if $(STUDENT_EDITION),,"make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
-	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
+	  "make tables" "every measured table and figure of the READMEs, from docs/data") \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
 	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
 	  "make carry" "every program and test in build/carry-CONFIG.tar.xz, for a GPU machine without" \
@@ -323,14 +343,14 @@ help:
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
 	  "make check-pages" "" \
 	  "" "the pages: links, images shown, above/below, each lesson's length" \
-	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
-	  "make answers" "measure every exercise (instructor edition; docs/answers/data)" \
+	  $(if $(STUDENT_EDITION),,"make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
+	  "make answers" "measure every exercise (instructor edition; docs/answers/data)") \
 	  "make clean" "remove every build folder"
 	@echo "lessons (DAY=4, DAY=04 or DAY=day04_shared): $(ALL_LESSONS)"
-	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
+	@$(foreach l,$(ALL_LESSONS),$(if $(strip $(call shown_goals,$(l))),printf '  %-22s adds: %s\n' "$(l)" "$(strip $(call shown_goals,$(l)))";)) :
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
-	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           SANITIZE=1, REQUIRE_GPU=1, SLOW=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
 	@echo "           PREBUILT=CONFIG (make test and run on a carried build, building nothing),"
 	@echo "           GPU_LIMITS=NAME (run as if on NAME: make gpu-limits lists them), KEEP_SMS=1"
 

@@ -131,25 +131,22 @@ $(LIBHIST): $(COMMON_OBJS)
 
 # ---- dependencies a fresh machine may lack ----
 
-# $(call need,DEP ...) in a recipe: ensure-deps.sh installs what is missing (as root, with apt-get)
-# or make stops with its one line (what is missing, and the commands that bring it offline)
-need = $(eval need_error := $(shell tools/build/ensure-deps.sh $(1) 2>&1 >/dev/null))$(if \
-       $(need_error),$(error $(need_error)))
+# $(call need,DEP ...) in a recipe: ensure-deps.sh installs what is missing (as root, with apt-get,
+# after a line on the terminal that says what and why) or make stops with its one line (what is
+# missing, and the commands that bring it offline); CMOCKA_ROOT, where set, is looked in only
+need = $(eval need_error := $(shell $(if $(CMOCKA_ROOT),CMOCKA_ROOT='$(CMOCKA_ROOT)') \
+       tools/build/ensure-deps.sh $(1) 3>&2 2>&1 >/dev/null))$(if $(need_error),$(error $(need_error)))
 
 # CMocka, for the tests: the goals that build them look for it once, before any job starts, so
-# that a machine without it (and without a way to install it) ends with the one line and nothing
-# after it; another build of a test object looks when it gets there (the order-only `cmocka`).
-# (PREBUILT: the tests are built, and carry their CMocka with them.)
-ifndef CMOCKA_ROOT
+# that a machine without it (and without a way to install it), or a CMOCKA_ROOT without it, ends
+# with the one line and nothing after it; another build of a test object looks when it gets there
+# (the order-only `cmocka`). (PREBUILT: the tests are built, and carry their CMocka with them.)
 ifndef PREBUILT
 ifneq ($(filter test grade test-programs carry,$(MAKECMDGOALS)),)
 $(call need,cmocka)
 CMOCKA_CHECKED := 1
 endif
 endif
-endif
 .PHONY: cmocka
 cmocka:
-ifndef CMOCKA_ROOT
 	$(if $(CMOCKA_CHECKED),,$(call need,cmocka))
-endif

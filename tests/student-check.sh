@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # student-check.sh: CI's check of the student edition (instructor edition only).
 #
-# Generates the student edition (make student) into a temporary folder, builds it (warnings are
+# Generates the student edition (make student) into a temporary folder, checks its make help
+# (where to begin first, no instructor goal), builds it (warnings are
 # errors there too) and its notes (make docs), runs its make test and checks that it fails exactly
 # on the unwritten parts:
 #  - every failing test says "not written yet", and nothing else fails;
@@ -74,6 +75,15 @@ planted "$work/planted.txt" "$page:" "link to '../day04_shared/ANSWERS.md', whic
     "*Two editions* above: no heading of this page says it"
 cp "$work/page.md" "$dir/$page"
 
+# make help starts with where to begin, and lists none of the instructor's goals (which do not
+# work there, or make and keep the instructor edition's data)
+(cd "$dir" && make help) >"$work/help.txt" 2>&1 || fail "make help fails in the student edition"
+head -n 3 "$work/help.txt" | tr '\n' ' ' | grep -q "^Start here: read docs/DAY00.md.*make doctor.*make test DAY=01" ||
+    { head -n 3 "$work/help.txt"; fail "the student edition's make help does not start with where to begin"; }
+[ "$(grep -m 1 '^make ' "$work/help.txt" | cut -d' ' -f2)" = doctor ] || fail "make help does not list make doctor first"
+if grep -E '^make (student|answers|measure|tables|fuzz-kept) |-kept' "$work/help.txt"; then
+    fail "the student edition's make help lists goals of the instructor edition (above)"
+fi
 (cd "$dir" && make -s -j"$(nproc)" all >"$work/build.txt" 2>&1) ||
     { cat "$work/build.txt"; fail "the student edition does not build"; }
 # every command its pages show runs there (the programs with --help), and planted program lines

@@ -334,7 +334,7 @@ static void test_performance(void **state) {
     }
     check_once();
     hist_dataset d;
-    assert_int_equal(hist_preset("main", &d), HIST_OK);
+    test_main_preset_for_timing(&d);
     uint8_t *samples = test_samples(&d);
     uint32_t *out = malloc((size_t)hist_counters(&d.problem) * sizeof(uint32_t));
     assert_non_null(out);
