@@ -182,21 +182,25 @@ int test_exact_samples(const hist_impl *const *impls, size_t count, const hist_d
     return total;
 }
 
-/* Whether a device implementation of @p impls runs dataset @p d (then it is made at its size). */
-static int device_runs(const hist_impl *const *impls, size_t count, const hist_device *dev,
-                       const hist_dataset *d) {
-    for (size_t i = 0; i < count && dev; ++i)
-        if (impls[i]->where != HIST_HOST && !(verdicts && verdicts[i].failed) &&
-            !hist_not_written(impls[i]) && !refuses(impls[i], &d->problem, dev))
+/* Whether a host implementation of @p impls runs dataset @p d. */
+static int host_runs(const hist_impl *const *impls, size_t count, const hist_dataset *d) {
+    for (size_t i = 0; i < count; ++i)
+        if (impls[i]->where == HIST_HOST && !(verdicts && verdicts[i].failed) &&
+            !hist_not_written(impls[i]) && !refuses(impls[i], &d->problem, NULL))
             return 1;
     return 0;
 }
 
-/* Whether dataset @p d may be made smaller: only CPU implementations of @p impls run it (a GPU
-   entry that takes it gets it at its size), and not test_slow(). */
+/* Whether dataset @p d may be made smaller: CPU implementations of @p impls run it, and without a
+   GPU only (with one, its entries get every dataset at its size, taken or refused), and not
+   test_slow(). */
 static int quick_for(const hist_impl *const *impls, size_t count, const hist_device *dev,
                      const hist_dataset *d) {
-    return !test_slow() && !device_runs(impls, count, dev, d);
+    int device_entries = 0; /* with a GPU, a list with GPU entries keeps its sizes: what they
+                               run or refuse is asked at the size the test names */
+    for (size_t i = 0; i < count && dev; ++i)
+        device_entries |= impls[i]->where != HIST_HOST;
+    return !test_slow() && !device_entries && host_runs(impls, count, d);
 }
 
 /* Run every implementation whose constraints hold on dataset @p d, as it is, its arguments
