@@ -86,11 +86,11 @@ $$($(1)_PROGRAMS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_LIB) $$($(1)_USES_
 	    $$(LDLIBS)
 
 $(BUILD)/$(1)/test_lesson.o $(BUILD)/$(1)/test_$(1).o: CFLAGS += $(TEST_CFLAGS) $$($(1)_DEFS) \
-    -DLESSON_BIN='"$$(CURDIR)/$$($(1)_BIN)"'
-$(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) | cmocka
+    -DLESSON_BIN='"$$(TEST_ROOT)/$$($(1)_BIN)"'
+$(BUILD)/$(1)/test_lesson.o: tests/test_lesson.c $(FLAGS_STAMP) $(TEST_ROOT_STAMP) | cmocka
 	@mkdir -p $$(@D)
 	$$(call quiet,CC,$$<)$$(CC) $$(CFLAGS) -c $$< -o $$@
-$(BUILD)/$(1)/test_$(1).o: | cmocka
+$(BUILD)/$(1)/test_$(1).o: $(TEST_ROOT_STAMP) | cmocka
 
 $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$($(1)_LIB) \
                    $$($(1)_USES_LIBS) $(LIBHIST) | $$($(1)_BIN) $$($(1)_PROGRAMS)
@@ -98,6 +98,17 @@ $$($(1)_TESTS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $(BUILD)/tests/test_util.o $$
 endef
 
 TEST_CFLAGS := $(CMOCKA_CFLAGS) -Itests
+# Where the tests find the lesson programs and tests/fuzz: this folder; TEST_ROOT=. names them
+# from the folder make runs in (make carry: a build that runs from another checkout). The test
+# objects are rebuilt when it changes (its stamp, like FLAGS_STAMP).
+TEST_ROOT ?= $(if $(filter carry,$(MAKECMDGOALS)),.,$(CURDIR))
+TEST_ROOT_STAMP := $(BUILD)/test-root.txt
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifneq ($(file < $(TEST_ROOT_STAMP)),$(TEST_ROOT))
+$(shell mkdir -p $(BUILD))
+$(file > $(TEST_ROOT_STAMP),$(TEST_ROOT))
+endif
+endif
 $(foreach L,$(ALL_LESSONS),$(eval include $(L)/Makefile))
 
 # ---- the course runner: every lesson's registry in one program ----
@@ -170,7 +181,9 @@ $(GPUS_PAGE_BIN): $(BUILD)/common/course/gpus_page.o $(BUILD)/registry.o $(LESSO
 
 HARNESS_TESTS := $(BUILD)/tests/test_harness $(BUILD)/tests/test_gpu_harness
 PROPERTY_TEST := $(BUILD)/tests/test_properties
-$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(CURDIR)/tests/fuzz"'
+$(BUILD)/tests/%.o: CFLAGS += $(TEST_CFLAGS) -DFUZZ_DIR='"$(TEST_ROOT)/tests/fuzz"' \
+                             -DBUILD_DIR='"$(TEST_ROOT)/$(BUILD)"'
+$(BUILD)/tests/test_harness.o: $(TEST_ROOT_STAMP)
 $(BUILD)/tests/test_util.o $(BUILD)/tests/test_harness.o $(BUILD)/tests/test_gpu_harness.o \
 $(BUILD)/tests/test_properties.o: | cmocka
 $(HARNESS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/test_util.o $(LIBHIST)
@@ -193,7 +206,9 @@ $(BUILD)/tests/test_wrong: $(BUILD)/tests/test_wrong.o $(WRONG_OBJS) $(BUILD)/te
 ALL_OBJS += $(WRONG_OBJS) $(BUILD)/tests/test_wrong.o
 ALL_OBJS += $(COMMON_OBJS) $(BUILD)/common/course/course.o $(BUILD)/common/course/gpus_page.o \
             $(patsubst %,$(BUILD)/tests/%.o,test_util test_harness test_gpu_harness test_properties)
+ifndef PREBUILT
 -include $(ALL_OBJS:.o=.d)
+endif
 
 # ---- the goals ----
 
@@ -211,7 +226,7 @@ links: $(LINKED_BINS)
 	@$(if $(DAY),,ln -sfn $(CONFIG)/course build/course;) \
 	  for l in $(LESSONS); do ln -sfn "$(CONFIG)/$$l/$$l" "build/$$l"; done
 all: links $(foreach l,$(LESSONS),$($(l)_PROGRAMS))
-	@echo "built for $(ARCH)$(if $(SANITIZE_ON), with sanitizers): $(LINKS)"
+	@echo "built for $(ARCH)$(if $(SANITIZE_ON), with sanitizers)$(if $(TOOLKIT_TAG), by CUDA $(NVCC_VERSION) in $(BUILD)): $(LINKS)"
 
 RUN_PRESETS ?= main small-binned
 # the course runner, or with DAY the lesson's own program
@@ -220,18 +235,40 @@ RUN_BIN := $(if $(DAY),$(foreach l,$(LESSONS),$($(l)_BIN)),$(COURSE_BIN))
 # a lesson's run in results/<lesson>/, a run with ARGS in results/args/, so that neither
 # replaces the course's
 RUN_RESULTS := results$(if $(DAY),/$(LESSONS))$(if $(ARGS),/args)
-run: links $(GPU_LIMITS_CHECK) $(RUN_BIN)
-	@mkdir -p $(RUN_RESULTS)
+# What make run and make test build first; with PREBUILT (common/common.mk), nothing: the
+# programs are there, and their libraries are this build's own (CMocka, which make carry packs)
+# and this machine's NCCL
+ifdef PREBUILT
+ifneq ($(filter-out test run,$(or $(MAKECMDGOALS),all)),)
+$(error PREBUILT=$(PREBUILT) is for make test and make run alone (they take the carried build as it is))
+endif
+ifeq ($(wildcard $(BUILD)/tests/test_harness),)
+$(error PREBUILT=$(PREBUILT): $(BUILD) has no built tests; unpack the carried build first (tar xJf build/carry-$(PREBUILT).tar.xz, made by make carry))
+endif
+BUILT_FIRST :=
+PREBUILT_ENV = LD_LIBRARY_PATH="$(CURDIR)/$(BUILD)/lib$(if $(NCCL_LIBFILE),:$(patsubst %/,%,$(dir \
+               $(NCCL_LIBFILE))))$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
+else
+BUILT_FIRST = links $(GPU_LIMITS_CHECK) $(1)
+endif
+# It ends with three lines (tools/results/run-summary.sh): what ran and was exact, what was
+# skipped and why, and the tables this run wrote (those newer than its stamp).
+RUN_STAMP := $(BUILD)/run-started
+run: $(call BUILT_FIRST,$(RUN_BIN))
+	@mkdir -p $(RUN_RESULTS); touch $(RUN_STAMP)
 ifdef ARGS
-	@set -e; for bin in $(RUN_BIN); do ./$$bin --results $(RUN_RESULTS) $(ARGS); done
+	@set -e; for bin in $(RUN_BIN); do $(PREBUILT_ENV) ./$$bin --results $(RUN_RESULTS) $(ARGS); done
 else
 	@set -e; for bin in $(RUN_BIN); do for preset in $(RUN_PRESETS); do \
-	  echo "== $${bin##*/} --preset $$preset"; ./$$bin --results $(RUN_RESULTS) --preset $$preset; echo; \
+	  echo "== $${bin##*/} --preset $$preset"; $(PREBUILT_ENV) ./$$bin --results $(RUN_RESULTS) \
+	    --preset $$preset; echo; \
 	done; done
 endif
-	@echo "results: $(RUN_RESULTS)/"
+	@find $(RUN_RESULTS) -maxdepth 1 -name '*.csv' -newer $(RUN_STAMP) | sort | \
+	  tr '\n' '\0' | xargs -0 tools/results/run-summary.sh
 
-# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine)
+# REQUIRE_GPU=1: a GPU test that would skip fails instead (for the lab GPU machine); SLOW=1: the
+# long checks too, and the CPU's datasets at full size (CI; tests/test_util.h, test_slow())
 TEST_BINS := $(if $(DAY),,$(HARNESS_TESTS)) $(foreach l,$(LESSONS),$($(l)_TESTS)) \
              $(if $(DAY),,$(PROPERTY_TEST) $(WRONG_TEST))
 # Each lesson's test also writes its verdicts to $(GRADES)/<lesson>.tsv (make grade adds them up);
@@ -241,9 +278,9 @@ GRADES := $(BUILD)/grades$(LIMITS_TAG)
 # The output: one line per lesson (and per harness test), the first failing test's own output
 # (tests/run-tests.sh);
 # V=1 prints everything CMocka says, and every program's output is kept in build/CONFIG/test-logs.
-test: links $(GPU_LIMITS_CHECK) $(TEST_BINS)
-	@mkdir -p $(GRADES); HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
-	  tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
+test: $(call BUILT_FIRST,$(TEST_BINS))
+	@mkdir -p $(GRADES); $(PREBUILT_ENV) HIST_GRADES=$(GRADES) HIST_REQUIRE_GPU=$(filter 1,$(REQUIRE_GPU)) \
+	  HIST_SLOW=$(filter 1,$(SLOW)) tests/run-tests.sh $(BUILD)/test-logs$(LIMITS_TAG) $(TEST_BINS)
 
 # The whole course's grade: make test for every lesson (failures included), then one table of
 # points per lesson from the verdicts (tools/student/grade.sh says how points are given).
@@ -266,38 +303,55 @@ test-programs: $(TEST_BINS) $(NCCL_INIT)
 include tools/build/build.mk tools/results/results.mk tools/notes/notes.mk tools/lab/lab.mk \
         tools/student/student.mk
 
+# The student edition (make student) has no tools/student/instructor-only.txt: its make help
+# starts with where to begin and lists only the goals that work there (not student, answers,
+# measure, tables or the NAME-kept goals, which make and keep the instructor edition's data)
+STUDENT_EDITION := $(if $(wildcard tools/student/instructor-only.txt),,1)
+# a lesson's own goals as make help lists them: in the student edition, not those that keep data
+# for the instructor edition's pages (NAME-kept)
+shown_goals = $(if $(STUDENT_EDITION),$(filter-out %-kept,$($(1)_TARGETS)),$($(1)_TARGETS))
 help:
+ifdef STUDENT_EDITION
+	@printf '%s\n' "Start here: read docs/DAY00.md (what the course assumes, which GPU each lesson needs)," \
+	  "then make doctor (what this machine has), then make test DAY=01: your first task, which" \
+	  "day01_cpu/README.md describes (\"Your task\"). The goals:" ""
+endif
 	@printf '%-14s %s\n' \
+	  "make doctor" "what this machine has of what the course uses, a line each, and what to install" \
 	  "make all" "build every lesson and the course runner (build/course, build/dayNN_name)" \
 	  "make run" "every implementation of every lesson, main and small-binned presets" \
 	  "" "(ARGS=\"--preset small-binned --dist constant\" to choose; results in results/)" \
 	  "make test" "the CMocka tests: the harness, every lesson, the property test" \
-	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan)" \
+	  "" "(REQUIRE_GPU=1: a skipped GPU test fails; SANITIZE=1: ASan and UBSan;" \
+	  "" "SLOW=1: the long checks too, at full size, as CI runs them)" \
 	  "make grade" "make test for every lesson, then one table of points per lesson" \
-	  "make docs" "the instructors' notes: Doxygen HTML in docs/html" \
+	  "make docs" "the notes: Doxygen HTML in docs/html" \
 	  "make plot" "charts of your newest GPU results, in results/charts (gnuplot)" \
 	  "make sweep" "small-binned at growing sizes: where each GPU lesson overtakes the CPU" \
 	  "make profile" "Nsight Compute table of one lesson's kernels (DAY=05)" \
 	  "make ptxas" "registers and shared memory of the kernels (DAY=06 for one lesson)" \
 	  "make sanitize" "compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on every GPU kernel" \
 	  "make fuzz" "libFuzzer on the .npy reader and the command line, FUZZ_SECONDS each" \
-	  "make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
+	  $(if $(STUDENT_EDITION),,"make fuzz-kept" "the same, its summary kept in docs/data for docs/RELIABILITY.md" \
 	  "make measure" "every measurement the READMEs quote, kept in docs/data (on a lab GPU)" \
-	  "make tables" "every measured table and figure of the READMEs, from docs/data" \
+	  "make tables" "every measured table and figure of the READMEs, from docs/data") \
 	  "make format" "clang-format every C and CUDA source (format-check: CI's check)" \
 	  "make archs" "compile every lesson and test for sm_75 ... sm_120 (ARCH=all: one fat binary)" \
+	  "make carry" "every program and test in build/carry-CONFIG.tar.xz, for a GPU machine without" \
+	  "" "this toolkit (there: make test PREBUILT=CONFIG; tools/build/README.md)" \
 	  "make check-architecture" "" \
 	  "" "the rules of docs/ARCHITECTURE.md (folders, includes, function size)" \
 	  "make check-pages" "" \
 	  "" "the pages: links, images shown, above/below, each lesson's length" \
-	  "make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
-	  "make answers" "measure every exercise (instructor edition; docs/answers/data)" \
+	  $(if $(STUDENT_EDITION),,"make student" "the student edition in STUDENT_DIR (default: next to this folder)" \
+	  "make answers" "measure every exercise (instructor edition; docs/answers/data)") \
 	  "make clean" "remove every build folder"
 	@echo "lessons (DAY=4, DAY=04 or DAY=day04_shared): $(ALL_LESSONS)"
-	@$(foreach l,$(ALL_LESSONS),$(if $(strip $($(l)_TARGETS)),printf '  %-22s adds: %s\n' "$(l)" "$(strip $($(l)_TARGETS))";)) :
+	@$(foreach l,$(ALL_LESSONS),$(if $(strip $(call shown_goals,$(l))),printf '  %-22s adds: %s\n' "$(l)" "$(strip $(call shown_goals,$(l)))";)) :
 	@echo "variables: DAY=NN, ARGS=\"...\", ARCH=$(ARCH) (from the GPU present, else sm_90; all: every"
 	@echo "           architecture in one binary), JOBS=N (build jobs; default one per core),"
-	@echo "           SANITIZE=1, REQUIRE_GPU=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           SANITIZE=1, REQUIRE_GPU=1, SLOW=1, CMOCKA_ROOT=/prefix, NCCL_ROOT=/prefix, REQUIRE_NCCL=1,"
+	@echo "           PREBUILT=CONFIG (make test and run on a carried build, building nothing),"
 	@echo "           GPU_LIMITS=NAME (run as if on NAME: make gpu-limits lists them), KEEP_SMS=1"
 
 # The GPUs GPU_LIMITS can name, as the programs know them; and the check that a test or a run

@@ -117,8 +117,15 @@ static const usage_line shared_usage[] = {
     {"csv", "  --csv FILE        also write the results table as CSV", 0},
     {"csv", "                    (every file is written to FILE.tmp.XXXXXX and renamed when the",
      0},
-    {"csv", "                    run completes; an existing FILE must be a regular file)", 0},
-    {"results", "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv", 0},
+    {"csv", "                    run completes; an existing FILE must be a regular file, and", 0},
+    {"csv", "                    every file's folder must exist and be writable: checked first)",
+     0},
+    {"results",
+     "  --results DIR     also write it as DIR/<gpu>_<preset>_<dist>.csv (DIR is made if", 0},
+    {"results", "                    its parent exists); a problem other than the preset's adds",
+     0},
+    {"results", "                    what differs (_4096x512, _16bit, _lo1-hi100-w20) to the name",
+     0},
     {"require-gpu",
      "  --require-gpu     a GPU implementation that cannot run for want of a GPU is a", 0},
     {"require-gpu", "                    failure (exit status 4), not a skip", 0},
@@ -138,10 +145,9 @@ static const usage_line shared_usage[] = {
     {"list", "  --list            list the implementations and their constraints", 0},
     {"help", "  --help            this text", 0},
     {NULL, "", 0},
-    {NULL, "exit status: 0 every result exact, 1 a result differs from the reference,", 0},
-    {NULL, "2 invalid option or value, 3 runtime failure (CUDA, memory, files), 4 an", 0},
-    {NULL, "implementation named with --impl could not run (no GPU, outside its constraints;", 0},
-    {NULL, "then no --output is written).", 0},
+    {NULL, "exit status: as the table of docs/RELIABILITY.md (\"Exit statuses\") says, the same",
+     0},
+    {NULL, "for every program of the course.", 0},
 };
 
 /* Whether @p prog leaves out the shared option @p name (a whole word of its `refused`). */
@@ -398,8 +404,10 @@ static hist_status parse_gpu_limits(const given *g, hist_options *o) {
     return hist_emulation_from_env(&o->emulation);
 }
 
-/* Step 5: the files: named, writable where written (a regular file or new), and none named
-   twice (an output over the input, or two outputs over each other, would destroy one). */
+/* Step 5: the files: named, writable where written (a regular file or new, in a folder that
+   exists and is writable: checked here, before any work, so that a run never ends on a path it
+   cannot write), and none named twice (an output over the input, or two outputs over each other,
+   would destroy one). */
 static hist_status parse_files(const given *g, hist_options *o) {
     static const int file_options[] = {OPT_INPUT, OPT_OUTPUT, OPT_SAVE_INPUT, OPT_CSV, OPT_RESULTS};
     const size_t n_files = sizeof file_options / sizeof file_options[0];
@@ -407,11 +415,13 @@ static hist_status parse_files(const given *g, hist_options *o) {
         if (g->seen[file_options[i]] && g->value[file_options[i]][0] == '\0')
             return hist_fail(HIST_ERR_USAGE, "--%s: expected a file name",
                              name_of(file_options[i]));
-    /* --output, --save-input and --csv are written (--results is a folder, checked later) */
+    /* --output, --save-input and --csv are files written; --results a folder written in */
     for (size_t i = 1; i < n_files - 1; ++i)
         if (g->seen[file_options[i]] &&
             hist_outfile_check(name_of(file_options[i]), g->value[file_options[i]]) != HIST_OK)
             return HIST_ERR_USAGE;
+    if (g->seen[OPT_RESULTS] && hist_outdir_check("results", g->value[OPT_RESULTS]) != HIST_OK)
+        return HIST_ERR_USAGE;
     for (size_t i = 0; i < n_files - 1; ++i)
         for (size_t j = i + 1; j < n_files - 1; ++j)
             if (g->seen[file_options[i]] && g->seen[file_options[j]] &&

@@ -34,8 +34,19 @@ ARCH_FLAGS := -arch=$(ARCH)
 endif
 OPT ?= -O2
 
+# The toolkit's release (13.0, 12.4; empty where there is no nvcc). A CUDA 12 toolkit builds into
+# a folder of its own (build/sm_90-cuda12.4), so that its objects and programs never mix with those
+# of the CUDA 13 build beside it; a change of toolkit within a folder rebuilds (the flags stamp).
+NVCC_VERSION := $(shell tools/build/check-toolkit.sh $(NVCC))
+TOOLKIT_TAG := $(if $(filter 12.%,$(NVCC_VERSION)),-cuda$(NVCC_VERSION))
 SANITIZE_ON := $(filter 1,$(SANITIZE))
-CONFIG := $(ARCH)$(if $(SANITIZE_ON),-san)
+CONFIG := $(ARCH)$(if $(SANITIZE_ON),-san)$(TOOLKIT_TAG)
+# PREBUILT=CONFIG: make test and make run take the programs and tests already in build/CONFIG and
+# build nothing: a build made elsewhere and carried here (make carry, tools/build/README.md), e.g.
+# one made by nvcc 12.4 and run on a GPU machine that has only CUDA 13
+ifdef PREBUILT
+CONFIG := $(PREBUILT)
+endif
 BUILD := build/$(CONFIG)
 
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Icommon -MMD -MP
@@ -73,7 +84,7 @@ endif
 # ---- the flags stamp: rewritten (at parse time, before any job starts) only when they change ----
 
 FLAGS_STAMP := $(BUILD)/flags.txt
-FLAGS_TEXT := $(CC) $(CFLAGS) | $(NVCC) $(NVCCFLAGS) | $(LDFLAGS) $(LDLIBS) | $(CMOCKA_CFLAGS)
+FLAGS_TEXT := $(CC) $(CFLAGS) | $(NVCC) $(NVCC_VERSION) $(NVCCFLAGS) | $(LDFLAGS) $(LDLIBS) | $(CMOCKA_CFLAGS)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_TEXT))
 $(shell mkdir -p $(BUILD))
@@ -93,7 +104,7 @@ endif
 # ---- the toolkit: the oldest CUDA the course builds with (README.md, "Prerequisites"); checked
 #      once per make, before the first object, and make stops with one line if it is older ----
 
-NVCC_MIN := 13.0
+NVCC_MIN := 12.4
 .PHONY: toolkit
 toolkit:
 	$(eval toolkit_error := $(shell tools/build/check-toolkit.sh $(NVCC) $(NVCC_MIN)))$(if \
@@ -120,22 +131,22 @@ $(LIBHIST): $(COMMON_OBJS)
 
 # ---- dependencies a fresh machine may lack ----
 
-# $(call need,DEP ...) in a recipe: ensure-deps.sh installs what is missing (as root, with apt-get)
-# or make stops with its one line (what is missing, and the commands that bring it offline)
-need = $(eval need_error := $(shell tools/build/ensure-deps.sh $(1) 2>&1 >/dev/null))$(if \
-       $(need_error),$(error $(need_error)))
+# $(call need,DEP ...) in a recipe: ensure-deps.sh installs what is missing (as root, with apt-get,
+# after a line on the terminal that says what and why) or make stops with its one line (what is
+# missing, and the commands that bring it offline); CMOCKA_ROOT, where set, is looked in only
+need = $(eval need_error := $(shell $(if $(CMOCKA_ROOT),CMOCKA_ROOT='$(CMOCKA_ROOT)') \
+       tools/build/ensure-deps.sh $(1) 3>&2 2>&1 >/dev/null))$(if $(need_error),$(error $(need_error)))
 
 # CMocka, for the tests: the goals that build them look for it once, before any job starts, so
-# that a machine without it (and without a way to install it) ends with the one line and nothing
-# after it; another build of a test object looks when it gets there (the order-only `cmocka`)
-ifndef CMOCKA_ROOT
-ifneq ($(filter test grade test-programs,$(MAKECMDGOALS)),)
+# that a machine without it (and without a way to install it), or a CMOCKA_ROOT without it, ends
+# with the one line and nothing after it; another build of a test object looks when it gets there
+# (the order-only `cmocka`). (PREBUILT: the tests are built, and carry their CMocka with them.)
+ifndef PREBUILT
+ifneq ($(filter test grade test-programs carry,$(MAKECMDGOALS)),)
 $(call need,cmocka)
 CMOCKA_CHECKED := 1
 endif
 endif
 .PHONY: cmocka
 cmocka:
-ifndef CMOCKA_ROOT
 	$(if $(CMOCKA_CHECKED),,$(call need,cmocka))
-endif

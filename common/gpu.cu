@@ -10,8 +10,10 @@
 
 #include "cuda_check.h"
 #include "device.cuh"
+#include "fresh.h"
 #include "gpu.h"
 #include "gpu_limits.h"
+#include "ptx.cuh"
 
 /** @brief Threads per block of the floor kernel: one block per SM, the fastest read day 06's probe
  *  found (docs/data/TAG_probe.txt keeps its figures). */
@@ -211,10 +213,13 @@ typedef struct timing {
     size_t poison_bytes;  /**< its size */
     const char *progress; /**< "name pass" shown on stderr per call, or NULL */
     hist_gpu *read_flush; /**< non-NULL: evict by *reading* d_flush (a clean L2), not writing */
+    hist_call_fn before;  /**< untimed, before each call's poison and flush (NULL: none) */
+    hist_call_fn after;   /**< untimed, after each call's stop event (NULL: none) */
+    void *hooks;          /**< passed to before and after */
 } timing;
 
-/* The harness's timing loop: poison, flush, event, work, event; median and min of the timed
-   calls (reps 0: one untimed call). */
+/* The harness's timing loop: (before), poison, flush, event, work, event, (after); median and min
+   of the timed calls (reps 0: one untimed call). */
 static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx, int warmup,
                              int reps, hist_stats *out) {
     const int timed = reps > 0 ? reps : 1;
@@ -225,6 +230,8 @@ static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx
     for (int i = 0; i < warmup + timed && s == HIST_OK; ++i) {
         if (t->progress)
             fprintf(stderr, "\r  %s rep %d/%d ", t->progress, i + 1, warmup + timed);
+        if (t->before && (s = t->before(t->hooks)) != HIST_OK)
+            break;
         /* poison: an implementation that forgets to zero its output fails verification */
         cudaError_t err =
             t->d_poison ? cudaMemsetAsync(t->d_poison, 0xFF, t->poison_bytes) : cudaSuccess;
@@ -263,6 +270,8 @@ static hist_status time_loop(const timing *t, hist_gpu_work_fn launch, void *ctx
             s = hist_fail(HIST_ERR_CUDA, "timing: %s", cudaGetErrorString(err));
         else if (i >= warmup)
             times[i - warmup] = ms * 1000.0;
+        if (s == HIST_OK && t->after)
+            s = t->after(t->hooks);
     }
     if (t->progress)
         fprintf(stderr, "\r%70s\r", "");
@@ -524,6 +533,117 @@ extern "C" hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, in
     return s;
 }
 
+/* ---- a graded timing: a fresh input for every call, every output checked (fresh.h) ---- */
+
+/** @brief Threads per block of the kernel that makes a fresh input. */
+#define FRESH_THREADS 256
+
+/**
+ * @brief One call's fresh input from the base: sample i is the base's sample (i + shift) % n
+ *        (rows rotated) renamed by @p perm. Launch: any grid (a grid-stride loop).
+ * @param base the base input
+ * @param dst the call's input
+ * @param n samples
+ * @param shift samples the rows are rotated by, below @p n
+ * @param perm `[2^bits]`: each value's new name
+ */
+template <typename T>
+__global__ void fresh_kernel(const T *__restrict__ base, T *__restrict__ dst, uint64_t n,
+                             uint64_t shift, const uint16_t *__restrict__ perm) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t from = i + shift < n ? i + shift : i + shift - n;
+        dst[i] = (T)perm[base[from]];
+    }
+}
+
+/** @brief A graded timing between its calls. */
+typedef struct fresh_timing {
+    hist_gpu *g;           /**< the session (its input is the base) */
+    const hist_impl *impl; /**< the implementation */
+    hist_fresh *f;         /**< the sequence of inputs */
+    uint8_t *d_buffer;     /**< where each call's input is made */
+    uint16_t *d_perm;      /**< the call's renaming of values */
+    hist_args args;        /**< the call's arguments (samples: its input) */
+    uint32_t *h_hist;      /**< the host copy of each output, checked */
+} fresh_timing;
+
+/* Before each call, untimed (ahead of its poison and L2 flush): draw it, make its input. */
+static hist_status make_fresh_input(void *ctx) {
+    fresh_timing *c = (fresh_timing *)ctx;
+    hist_fresh *f = c->f;
+    hist_fresh_next(f);
+    HIST_CUDA_TRY(
+        cudaMemcpy(c->d_perm, f->perm, f->values * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    uint8_t *dst = c->d_buffer + hist_fresh_offset(f);
+    const uint64_t n = hist_samples(&f->problem), shift = f->rotate_rows * f->problem.channels;
+    const unsigned blocks = (unsigned)c->g->floor_blocks * 8;
+    if (n > 0 && hist_sample_bits(&f->problem) == 8)
+        fresh_kernel<uint8_t><<<blocks, FRESH_THREADS>>>(c->g->d_samples, dst, n, shift, c->d_perm);
+    else if (n > 0)
+        fresh_kernel<uint16_t><<<blocks, FRESH_THREADS>>>((const uint16_t *)c->g->d_samples,
+                                                          (uint16_t *)dst, n, shift, c->d_perm);
+    HIST_CUDA_TRY_LAUNCH("fresh_kernel");
+    c->args.samples = dst;
+    return HIST_OK;
+}
+
+/* After each call's stop event, untimed: its output against its exact result. */
+static hist_status check_fresh_output(void *ctx) {
+    const fresh_timing *c = (const fresh_timing *)ctx;
+    const size_t hist_bytes = (size_t)hist_counters(&c->f->problem) * sizeof(uint32_t);
+    const cudaError_t err = cudaMemcpy(c->h_hist, c->g->d_hist, hist_bytes, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return hist_fail(HIST_ERR_CUDA, "%s failed on the device: %s", c->impl->name,
+                         cudaGetErrorString(err));
+    return hist_fresh_check(c->f, c->impl->name, c->h_hist);
+}
+
+static hist_status launch_fresh(void *ctx) {
+    const fresh_timing *c = (const fresh_timing *)ctx;
+    return c->impl->run(&c->args);
+}
+
+extern "C" hist_status hist_gpu_time_impl_fresh(hist_gpu *g, const hist_impl *impl, hist_fresh *f,
+                                                int warmup, int reps, hist_stats *kernel,
+                                                uint32_t *h_hist) {
+    if (memcmp(&f->problem, &g->problem, sizeof f->problem) != 0)
+        return hist_fail(HIST_ERR_USAGE, "the fresh inputs are not of the session's problem");
+    const size_t hist_bytes = (size_t)hist_counters(&g->problem) * sizeof(uint32_t);
+    fresh_timing c;
+    memset(&c, 0, sizeof c);
+    c.g = g;
+    c.impl = impl;
+    c.f = f;
+    c.args = {&g->problem, g->d_samples, g->d_hist, g->d_workspace, &g->dev, 0, {0, 0}};
+    c.h_hist = h_hist;
+    cudaError_t err = cudaMalloc((void **)&c.d_buffer, hist_fresh_buffer_bytes(f));
+    if (err == cudaSuccess)
+        err = cudaMalloc((void **)&c.d_perm, f->values * sizeof(uint16_t));
+    hist_status s = HIST_OK;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        s = hist_fail(HIST_ERR_CUDA, "the fresh inputs' buffer on the device: %s",
+                      cudaGetErrorString(err));
+    }
+    if (s == HIST_OK) { /* poison, flush and events as every timed call; the hooks outside */
+        timing t = {g->d_flush, g->flush_bytes, g->start, g->stop,
+                    g->d_hist,  hist_bytes,     NULL,     NULL};
+        t.before = make_fresh_input;
+        t.after = check_fresh_output;
+        t.hooks = &c;
+        f->calls = 0;
+        s = time_loop(&t, launch_fresh, &c, warmup, reps, kernel);
+    }
+    err = cudaDeviceSynchronize(); /* a fault inside a kernel surfaces here */
+    if (s == HIST_OK && err != cudaSuccess)
+        s = hist_fail(HIST_ERR_CUDA, "%s failed on the device: %s", impl->name,
+                      cudaGetErrorString(err));
+    cudaFree(c.d_buffer);
+    cudaFree(c.d_perm);
+    return s;
+}
+
 extern "C" hist_status hist_gpu_run_offset(const hist_device *dev, const hist_impl *impl,
                                            const hist_problem *p, const uint8_t *h_samples,
                                            size_t offset, const hist_caps *caps, uint32_t *h_hist) {
@@ -633,11 +753,12 @@ static cudaError_t copy_pass(uint8_t *d_buf, size_t buf_bytes, const uint8_t *h,
     return cudaStreamSynchronize(stream);
 }
 
-/* One pinned-copy floor pass after another, each optionally followed by @p work (timed on its
-   own), on the host clock; the device buffer and stream are made once. */
+/* One pinned-copy floor pass after another, each optionally after @p before (untimed) and
+   followed by @p work (timed on its own), on the host clock; the device buffer and stream are
+   made once. */
 static hist_status time_copy_floor(const hist_device *dev, const uint8_t *h_pinned, uint64_t bytes,
-                                   hist_gpu_work_fn work, void *ctx, int warmup, int reps,
-                                   hist_stats *floor, hist_stats *work_time) {
+                                   hist_gpu_work_fn before, hist_gpu_work_fn work, void *ctx,
+                                   int warmup, int reps, hist_stats *floor, hist_stats *work_time) {
     HIST_CUDA_TRY(cudaSetDevice(dev->ordinal));
     const size_t buf_bytes = bytes < COPY_FLOOR_PIECE ? at_least_16(bytes) : COPY_FLOOR_PIECE;
     const int timed = reps > 0 ? reps : 1;
@@ -649,6 +770,8 @@ static hist_status time_copy_floor(const hist_device *dev, const uint8_t *h_pinn
         err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     hist_status s = HIST_OK;
     for (int i = 0; i < warmup + timed && err == cudaSuccess && s == HIST_OK; ++i) {
+        if (before && (s = before(ctx)) != HIST_OK)
+            break;
         double t0 = hist_now_us();
         err = copy_pass(d_buf, buf_bytes, h_pinned, bytes, stream);
         const double copied = hist_now_us() - t0;
@@ -683,12 +806,13 @@ static hist_status time_copy_floor(const hist_device *dev, const uint8_t *h_pinn
 extern "C" hist_status hist_gpu_time_copy_floor(const hist_device *dev, const uint8_t *h_pinned,
                                                 uint64_t bytes, int warmup, int reps,
                                                 hist_stats *out) {
-    return time_copy_floor(dev, h_pinned, bytes, NULL, NULL, warmup, reps, out, NULL);
+    return time_copy_floor(dev, h_pinned, bytes, NULL, NULL, NULL, warmup, reps, out, NULL);
 }
 
 extern "C" hist_status hist_gpu_time_alternately(const hist_device *dev, const uint8_t *h_pinned,
-                                                 uint64_t bytes, hist_gpu_work_fn work, void *ctx,
-                                                 int warmup, int reps, hist_stats *floor,
+                                                 uint64_t bytes, hist_gpu_work_fn before,
+                                                 hist_gpu_work_fn work, void *ctx, int warmup,
+                                                 int reps, hist_stats *floor,
                                                  hist_stats *work_time) {
-    return time_copy_floor(dev, h_pinned, bytes, work, ctx, warmup, reps, floor, work_time);
+    return time_copy_floor(dev, h_pinned, bytes, before, work, ctx, warmup, reps, floor, work_time);
 }

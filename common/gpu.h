@@ -8,6 +8,7 @@
 #ifndef HIST_GPU_H
 #define HIST_GPU_H
 
+#include "fresh.h"
 #include "hist.h"
 #include "timing.h"
 
@@ -140,6 +141,25 @@ hist_status hist_gpu_floor_checksum(hist_gpu *g, uint32_t *checksum);
 hist_status hist_gpu_time_impl(hist_gpu *g, const hist_impl *impl, int warmup, int reps,
                                hist_stats *kernel, hist_stats *e2e, uint32_t *h_hist, int progress);
 
+/**
+ * @brief Time one device implementation the way `make test` grades it: on fresh inputs
+ *        (fresh.h). Before each call, untimed, its input is made on the device from the session's
+ *        (the base): values renamed, rows rotated, at another place of a buffer of its own; then,
+ *        as hist_gpu_time_impl(), the output is poisoned, the L2 flushed and the call timed with
+ *        events; after the stop event, untimed, its output is copied back and checked exactly.
+ * @param g the session; its input is @p f's base, its problem @p f's
+ * @param impl a HIST_DEVICE implementation whose constraints hold
+ * @param f the sequence (hist_fresh_init() with the session's host input)
+ * @param warmup untimed calls first (checked too)
+ * @param reps timed calls
+ * @param kernel their median and minimum
+ * @param h_hist receives each call's output, `[channels, bins]`
+ * @return HIST_OK, HIST_ERR_MISMATCH (a call's output not exact: hist_fresh_check()), the
+ *         implementation's error, or HIST_ERR_CUDA
+ */
+hist_status hist_gpu_time_impl_fresh(hist_gpu *g, const hist_impl *impl, hist_fresh *f, int warmup,
+                                     int reps, hist_stats *kernel, uint32_t *h_hist);
+
 /** @brief Queues some GPU work on the default stream; returns its launch status. */
 typedef hist_status (*hist_gpu_work_fn)(void *ctx);
 
@@ -241,8 +261,9 @@ hist_status hist_gpu_time_copy_floor(const hist_device *dev, const uint8_t *h_pi
  * @param dev the GPU
  * @param h_pinned the input, in pinned host memory
  * @param bytes how many bytes
+ * @param before run before each round, untimed (NULL: nothing): a fresh input (fresh.h)
  * @param work the work to time after each floor pass
- * @param ctx passed to @p work
+ * @param ctx passed to @p before and @p work
  * @param warmup untimed rounds first
  * @param reps timed rounds
  * @param floor the floor's median and minimum
@@ -250,8 +271,9 @@ hist_status hist_gpu_time_copy_floor(const hist_device *dev, const uint8_t *h_pi
  * @return HIST_OK, the work's error, HIST_ERR_NOMEM or HIST_ERR_CUDA
  */
 hist_status hist_gpu_time_alternately(const hist_device *dev, const uint8_t *h_pinned,
-                                      uint64_t bytes, hist_gpu_work_fn work, void *ctx, int warmup,
-                                      int reps, hist_stats *floor, hist_stats *work_time);
+                                      uint64_t bytes, hist_gpu_work_fn before,
+                                      hist_gpu_work_fn work, void *ctx, int warmup, int reps,
+                                      hist_stats *floor, hist_stats *work_time);
 
 /**
  * @brief Time a no-op region with events (for tests of the timer): @p sleep_us of GPU spin.

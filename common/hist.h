@@ -32,7 +32,7 @@ typedef enum hist_status {
     HIST_ERR_FORMAT,      /**< a malformed `.npy` file (exit status 3) */
     HIST_ERR_NOMEM,       /**< an allocation failed or the shape is too large (exit status 3) */
     HIST_ERR_CUDA,        /**< a CUDA call failed (exit status 3) */
-    HIST_ERR_NO_DEVICE,   /**< no usable CUDA device or driver */
+    HIST_ERR_NO_DEVICE,   /**< no usable CUDA device or driver (exit status 4) */
     HIST_ERR_UNSUPPORTED, /**< an implementation cannot handle this problem */
     HIST_ERR_MISMATCH,    /**< a result differs from the reference (exit status 1) */
     HIST_ERR_NOT_RUN      /**< an implementation named with --impl could not run (exit status 4) */
@@ -374,12 +374,23 @@ hist_status hist_fail(hist_status status, const char *fmt, ...)
 #endif
     ;
 
-/** @brief The exit status for a status code: 0, 1 (mismatch), 2 (usage), 3 (runtime) or 4 (an
- *         implementation named with --impl could not run).
+/** @brief The exit status for a status code, as docs/RELIABILITY.md ("Exit statuses") lists them
+ *         for every program: 0, 1 (mismatch), 2 (usage), 3 (runtime) or 4 (could not run: an
+ *         implementation named with --impl, or a program that needs a GPU without one).
  * @param status the status
  * @return the exit status
  */
 int hist_exit_code(hist_status status);
+
+/**
+ * @brief How a program of the course ends on a failure: one line on standard error, `PROGRAM:
+ *        could not run: WHY` where it could not run (no GPU, outside its constraints: exit status
+ *        4) or `PROGRAM: WHY` otherwise (hist_last_error()), and the exit status to return.
+ * @param program the program's name
+ * @param status the failure
+ * @return hist_exit_code(@p status)
+ */
+int hist_program_failed(const char *program, hist_status status);
 
 #ifdef __cplusplus
 }

@@ -111,7 +111,7 @@ hist_status hist_time_host_input(const hist_impl *impl, const hist_device *dev,
     /* poisoned once: an implementation that does not zero its output is wrong after any call */
     memset(hist, 0xFF, (size_t)hist_counters(p) * sizeof(uint32_t));
     host_input_call call = {impl, {p, input, hist, NULL, dev, 1, hist_caps_or_none(caps)}};
-    return hist_gpu_time_alternately(dev, pinned, hist_input_bytes(p), call_host_input, &call,
+    return hist_gpu_time_alternately(dev, pinned, hist_input_bytes(p), NULL, call_host_input, &call,
                                      warmup, reps, copy_floor, time);
 }
 

@@ -55,11 +55,35 @@ static void set_pending(char *tmp, char *replacement) {
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The folder a file at @p path goes in (its name without the last component; "." for none). */
+static void folder_of(const char *path, char *dir, size_t len) {
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(dir, len, "%s", dirname(copy));
+}
+
+/* Whether this process may create and rename files in the folder @p dir: it exists, is a folder,
+   and is writable and searchable; else HIST_ERR_USAGE naming @p option, @p path (the file or
+   folder the option names) and what is wrong with @p dir. */
+static hist_status check_folder(const char *option, const char *path, const char *dir,
+                                const char *what) {
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return hist_fail(HIST_ERR_USAGE, "--%s: cannot %s '%s': its folder '%s' %s", option, what,
+                         path, dir, errno == ENOENT ? "does not exist" : strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return hist_fail(HIST_ERR_USAGE, "--%s: cannot %s '%s': '%s' is not a folder", option, what,
+                         path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return hist_fail(HIST_ERR_USAGE,
+                         "--%s: cannot %s '%s': its folder '%s' is not writable (%s)", option, what,
+                         path, dir, strerror(errno));
+    return HIST_OK;
+}
+
 hist_status hist_outfile_check(const char *option, const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return HIST_OK; /* a new file (a missing folder is reported when it is written) */
-    if (!S_ISREG(st.st_mode))
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return hist_fail(HIST_ERR_USAGE, "--%s: '%s' exists and is not a regular file (%s)", option,
                          path,
                          S_ISDIR(st.st_mode)    ? "a folder"
@@ -67,7 +91,32 @@ hist_status hist_outfile_check(const char *option, const char *path) {
                          : S_ISCHR(st.st_mode)  ? "a character device"
                          : S_ISBLK(st.st_mode)  ? "a block device"
                                                 : "not a plain file");
-    return HIST_OK;
+    char dir[PATH_MAX];
+    if (strlen(path) >= sizeof dir)
+        return hist_fail(HIST_ERR_USAGE, "--%s: the path is longer than %d characters", option,
+                         PATH_MAX - 1);
+    folder_of(path, dir, sizeof dir);
+    return check_folder(option, path, dir, "write");
+}
+
+hist_status hist_outdir_check(const char *option, const char *dir) {
+    struct stat st;
+    if (strlen(dir) >= PATH_MAX)
+        return hist_fail(HIST_ERR_USAGE, "--%s: the path is longer than %d characters", option,
+                         PATH_MAX - 1);
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return hist_fail(HIST_ERR_USAGE, "--%s: '%s' exists and is not a folder", option, dir);
+        if (access(dir, W_OK | X_OK) != 0)
+            return hist_fail(HIST_ERR_USAGE, "--%s: cannot write in '%s': not writable (%s)",
+                             option, dir, strerror(errno));
+        return HIST_OK;
+    }
+    if (errno != ENOENT)
+        return hist_fail(HIST_ERR_USAGE, "--%s: cannot use '%s': %s", option, dir, strerror(errno));
+    char parent[PATH_MAX];
+    folder_of(dir, parent, sizeof parent);
+    return check_folder(option, dir, parent, "create");
 }
 
 /* The absolute name of path's folder followed by its last component, in out. */

@@ -26,12 +26,24 @@ typedef struct hist_outfile {
 } hist_outfile;
 
 /**
- * @brief Check that @p path may be written: it does not exist, or it is a regular file.
- * @return HIST_OK, or HIST_ERR_USAGE naming @p option and the kind of file found.
+ * @brief Check, before any work, that @p path may be written: it does not exist or is a regular
+ *        file, and its folder exists and this process may create files in it (the temporary file
+ *        beside it, then the rename).
+ * @return HIST_OK, or HIST_ERR_USAGE with one line naming @p option, @p path and what is wrong.
  * @param option the option's name, for the message
  * @param path the destination
  */
 hist_status hist_outfile_check(const char *option, const char *path);
+
+/**
+ * @brief Check, before any work, that files may be written in the folder @p dir (`--results`):
+ *        it exists and is a writable folder, or it does not exist and its parent folder is
+ *        writable (the program creates it when it writes there).
+ * @return HIST_OK, or HIST_ERR_USAGE with one line naming @p option, @p dir and what is wrong.
+ * @param option the option's name, for the message
+ * @param dir the folder
+ */
+hist_status hist_outdir_check(const char *option, const char *dir);
 
 /**
  * @brief Whether two paths name the same file (the same inode, or, for files that do not exist

@@ -12,7 +12,9 @@
  * cluster's exchange (the headers under `cuda/__ptx/instructions/generated/`). A helper here is
  * for an instruction CCCL 3.0 has no function for, or one whose function costs a measured kernel
  * instructions (hist_ptx_ld_nc_L2_128B() says how); where a later toolkit has one that does not,
- * use it then.
+ * use it then. An older CCCL lacks some of those functions: the end of this file gives each one
+ * it lacks, chosen by CCCL's version, the one place where the lessons' code meets a CUDA 12
+ * toolkit (README.md, "Prerequisites").
  *
  * Each helper names the section of the PTX ISA it follows by its title and its anchor in
  * https://docs.nvidia.com/cuda/parallel-thread-execution/ (section numbers move between ISA
@@ -23,6 +25,8 @@
 #ifndef HIST_PTX_CUH
 #define HIST_PTX_CUH
 
+#include <cuda/ptx>
+#include <cuda/version>
 #include <stdint.h>
 
 /**
@@ -208,5 +212,104 @@ __device__ __forceinline__ void hist_ptx_cluster_wait_aligned() {
     __trap();
 #endif
 }
+
+/*
+ * ---- The cuda::ptx functions an older CCCL lacks (CCCL_VERSION: 2003002 is CCCL 2.3.2) ----
+ *
+ * CCCL 2.4 (CUDA 12.5) brought `get_sreg_globaltimer()`, `mbarrier_init()` and
+ * `fence_mbarrier_init()`; CCCL 2.8 (CUDA 12.9) `fence_sync_restrict()` (PTX ISA 8.6). With an
+ * older CCCL (CUDA 12.4 has CCCL 2.3) each is defined here under its CCCL name and signature,
+ * so that the lessons' code is the same for every toolkit; with CCCL 3.0 (CUDA 13.0) none of
+ * this is compiled, and the kernels are what CCCL makes of them.
+ */
+#if CCCL_VERSION < 2008000
+namespace cuda {
+namespace ptx {
+#if CCCL_VERSION < 2004000
+/**
+ * @brief `%globaltimer`, nanoseconds (`mov.u64 %0, %globaltimer`), as CCCL 2.4's function.
+ *
+ * PTX ISA "Special Registers: %globaltimer" (`#special-registers-globaltimer`). PTX ISA 3.1,
+ * sm_30: every GPU and toolkit the course supports.
+ * @return the timer
+ */
+__device__ __forceinline__ uint64_t get_sreg_globaltimer() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/**
+ * @brief Set up the mbarrier at @p addr for @p count arrivals a phase
+ *        (`mbarrier.init.shared.b64`), as CCCL 2.4's function.
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier.init"
+ * (`#parallel-synchronization-and-communication-instructions-mbarrier-init`). PTX ISA 7.0, sm_80
+ * (CUDA 11.0 or newer). Below sm_80 it traps.
+ * @param addr the mbarrier, in shared memory @param count the arrivals a phase expects
+ */
+__device__ __forceinline__ void mbarrier_init(uint64_t *addr, const uint32_t &count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mbarrier.init.shared.b64 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(addr)),
+        "r"(count)
+        : "memory");
+#else
+    (void)addr, (void)count;
+    __trap();
+#endif
+}
+
+/**
+ * @brief Make this thread's mbarrier set-ups visible to the cluster's later operations on them
+ *        (`fence.mbarrier_init.release.cluster`), as CCCL 2.4's function.
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: membar / fence"
+ * (`#parallel-synchronization-and-communication-instructions-membar`). PTX ISA 8.0, sm_90 (CUDA
+ * 12.0 or newer). Below sm_90 it traps.
+ */
+__device__ __forceinline__ void fence_mbarrier_init(sem_release_t, scope_cluster_t) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+#endif /* CCCL_VERSION < 2004000 */
+
+/**
+ * @brief The release at cluster scope that `fence.release.sync_restrict::shared::cta.cluster`
+ *        (PTX ISA 8.6: CUDA 12.8; CCCL's function: CCCL 2.8, CUDA 12.9) makes of this thread's
+ *        accesses to its own block's shared memory, made with a fence every CUDA 12 toolkit
+ *        has: `fence.acq_rel.cluster`.
+ *
+ * PTX ISA "Parallel Synchronization and Communication Instructions: membar / fence"
+ * (`#parallel-synchronization-and-communication-instructions-membar`). PTX ISA 7.8, sm_90 (CUDA
+ * 11.8 or newer). It is enough: it orders every access of the thread before it (the shared
+ * memory ones among them) before its later accesses, at cluster scope, in both directions,
+ * and followed by a relaxed arrive at the cluster barrier it is the release the barrier's
+ * waiters acquire: the PTX ISA's own example of `barrier.cluster` ("use memory fence prior to
+ * arrive for relaxed barrier") is this fence, then `barrier.cluster.arrive.relaxed.aligned`.
+ * It costs more than the restricted one. In day 09's exchange kernel (sm_90, `cuobjdump -sass`)
+ * ptxas 12.4 makes it `MEMBAR.ALL.CTA`, `MEMBAR.ALL.GPU`, `ERRBAR`, `CGAERRBAR`, `CCTL.IVALL`
+ * before the arrive (`UCGABAR_ARV`): a wait for every memory operation of the thread in flight,
+ * then the acquire half's invalidation of L1; ptxas 13.0 makes the restricted fence
+ * `MEMBAR.ALL.CTA`, `FENCE.VIEW.ASYNC.S`. The other order a CUDA 12 toolkit has, the cluster
+ * barrier's default arrive (`barrier.cluster.arrive.aligned`, a release), is `MEMBAR.ALL.CTA`,
+ * `MEMBAR.ALL.GPU`, `ERRBAR`, `CGAERRBAR` before the arrive (ptxas 12.4): the same wait without
+ * the invalidation, but it would change the lesson's code rather than one function here. Below
+ * sm_90 it traps.
+ */
+__device__ __forceinline__ void fence_sync_restrict(sem_release_t, space_shared_t,
+                                                    scope_cluster_t) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.acq_rel.cluster;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+} // namespace ptx
+} // namespace cuda
+#endif /* CCCL_VERSION < 2008000 */
 
 #endif /* HIST_PTX_CUH */

@@ -348,14 +348,44 @@ static hist_status report_and_stage_output(const hist_options *o, run_state *st)
     return HIST_OK;
 }
 
-/* --results DIR: the file DIR/<gpu>_<preset>_<dist>.csv (e.g.
-   results/NVIDIA_H100_80GB_HBM3_main_uniform.csv), checked like every output. */
+/* What a results file's name says of the problem that ran beyond its preset: nothing when the
+   problem is the preset's own; else its shape (`_4096x512`), its sample width where that is not
+   the preset's (`_16bit`) and its binning where that is not the preset's for that width
+   (`_lo1-hi100-w20`). With --input, always the shape (the file gave it). */
+static void problem_suffix(const hist_options *o, const hist_problem *p, char *out, size_t len) {
+    hist_dataset preset;
+    out[0] = '\0';
+    if (hist_preset(o->preset, &preset) != HIST_OK)
+        hist_preset("main", &preset);
+    const hist_problem *q = &preset.problem;
+    const uint32_t bits = hist_sample_bits(p);
+    hist_binning usual = q->binning; /* the preset's binning, or the full range at a new width */
+    if (bits != hist_sample_bits(q))
+        usual = (hist_binning){0, hist_max_value(p), 1};
+    const hist_binning b = p->binning;
+    const int other_binning = b.lo != usual.lo || b.hi != usual.hi || b.width != usual.width;
+    if (!o->input && p->rows == q->rows && p->channels == q->channels &&
+        bits == hist_sample_bits(q) && !other_binning)
+        return;
+    size_t n = (size_t)snprintf(out, len, "_%llux%u", (unsigned long long)p->rows, p->channels);
+    if (n < len && bits != hist_sample_bits(q))
+        n += (size_t)snprintf(out + n, len - n, "_%ubit", bits);
+    if (n < len && other_binning)
+        snprintf(out + n, len - n, "_lo%u-hi%u-w%u", b.lo, b.hi, b.width);
+}
+
+/* --results DIR: the file DIR/<gpu>_<preset>_<dist><problem>.csv (with --input,
+   DIR/<gpu>_input<problem>.csv), the problem's part empty for a preset as it is
+   (results/NVIDIA_H100_80GB_HBM3_main_uniform.csv, which make plot draws) and naming what differs
+   otherwise (results/cpu-only_main_uniform_4096x512.csv), so that a smaller run never replaces the
+   preset's table; checked like every output. */
 static hist_status results_path(const hist_options *o, const run_state *st, char *path,
                                 size_t len) {
-    char name[300], dist[32];
+    char name[400], dist[32], suffix[96];
     hist_dist_format(o->data.dist, dist, sizeof dist);
-    snprintf(name, sizeof name, "%s_%s_%s", st->device ? st->dev.name : "cpu-only",
-             o->input ? "input" : o->preset, dist);
+    problem_suffix(o, &st->p, suffix, sizeof suffix);
+    snprintf(name, sizeof name, "%s_%s%s%s%s", st->device ? st->dev.name : "cpu-only",
+             o->input ? "input" : o->preset, o->input ? "" : "_", o->input ? "" : dist, suffix);
     for (char *c = name; *c; ++c)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '-' || *c == '_'))
@@ -374,7 +404,7 @@ static hist_status results_path(const hist_options *o, const run_state *st, char
 /* Step 6: the CSV files staged (--csv, --results), then every staged file renamed into place,
    once the table has reached standard output. */
 static hist_status write_files(const hist_options *o, run_state *st) {
-    char path[512] = "";
+    char path[1024] = "";
     hist_status s = o->results ? results_path(o, st, path, sizeof path) : HIST_OK;
     const char *csv_paths[2] = {o->csv, path[0] ? path : NULL};
     for (int k = 0; k < 2 && s == HIST_OK; ++k) {

@@ -1,6 +1,7 @@
 /**
  * @file status.c
- * @brief Error messages, exit codes and problem validation.
+ * @brief Error messages, exit codes (docs/RELIABILITY.md, "Exit statuses") and problem
+ *        validation.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,10 +35,17 @@ int hist_exit_code(hist_status status) {
     case HIST_ERR_USAGE:
         return 2;
     case HIST_ERR_NOT_RUN:
+    case HIST_ERR_NO_DEVICE: /* every program that needs a GPU, without one */
         return 4;
     default:
         return 3;
     }
+}
+
+int hist_program_failed(const char *program, hist_status status) {
+    const int code = hist_exit_code(status);
+    fprintf(stderr, "%s: %s%s\n", program, code == 4 ? "could not run: " : "", hist_last_error());
+    return code;
 }
 
 hist_status hist_problem_validate(const hist_problem *p) {

@@ -226,6 +226,7 @@ static double seconds_now(void) {
 
 static void test_output_never_partial_when_killed(void **state) {
     (void)state;
+    TEST_SLOW_ONLY("up to 40 runs writing 256 MiB, about 15 s");
     /* 262,144 channels x 256 bins: a 256 MiB output. Time one whole run, then SIGKILL runs at
        many moments, several of them inside the write (a temporary file is left then); the
        destination must always hold the old file or the complete new one. */
@@ -299,6 +300,7 @@ static int signal_mid_write(const char *path, const char *old, int sig) {
 
 static void test_temporaries_removed_on_signals(void **state) {
     (void)state;
+    TEST_SLOW_ONLY("runs writing 256 MiB, signalled, about 4 s");
     char path[128];
     snprintf(path, sizeof path, "%s/signalled.npy", test_tmp_dir);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
@@ -337,13 +339,38 @@ static void test_files_named_twice_or_not_regular_are_refused(void **state) {
     assert_int_equal(test_run_program(argv, out, sizeof out, err, sizeof err), 3);
     assert_non_null(strstr(err, "not a regular file"));
     unlink(fifo);
-    /* a failing --csv leaves no --output of that failed run */
+    /* a --csv in a folder that does not exist: refused before any work (exit 2, one line naming
+       it), and no --output of that run */
     char out_path[128];
     snprintf(out_path, sizeof out_path, "%s/not-written.npy", test_tmp_dir);
     snprintf(csv, sizeof csv, "%s/no-such-folder/x.csv", test_tmp_dir);
-    assert_int_equal(run_lesson("--rows", "10", "--output", out_path, "--csv", csv), 3);
-    assert_non_null(strstr(err, "No such file or directory"));
+    assert_int_equal(run_lesson("--rows", "10", "--output", out_path, "--csv", csv), 2);
+    assert_int_equal(test_count_lines(err), 1);
+    assert_non_null(strstr(err, csv));
+    assert_non_null(strstr(err, "does not exist"));
     assert_int_equal(access(out_path, F_OK), -1);
+}
+
+/* --results DIR: the file is named after the problem that ran, so that a smaller run never
+   replaces a preset's table (make run's, which make plot draws); DIR is made if it is new. */
+static void test_results_named_after_the_problem(void **state) {
+    (void)state;
+    char dir[128], path[256];
+    snprintf(dir, sizeof dir, "%s/results", test_tmp_dir);
+    assert_int_equal(run_lesson("--preset", "small-binned", "--reps", "1", "--results", dir), 0);
+    snprintf(path, sizeof path, "%s/cpu-only_small-binned_uniform.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(run_lesson("--rows", "10", "--channels", "3", "--results", dir), 0);
+    snprintf(path, sizeof path, "%s/cpu-only_main_uniform_10x3.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(run_lesson("--preset", "small-binned", "--rows", "100", "--results", dir), 0);
+    snprintf(path, sizeof path, "%s/cpu-only_small-binned_uniform_100x1.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    char *binned[] = {LESSON_BIN, "--rows", "7",       "--channels", "2",         "--lo", "1",
+                      "--hi",     "100",    "--width", "20",         "--results", dir,    NULL};
+    assert_int_equal(test_run_program(binned, out, sizeof out, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/cpu-only_main_uniform_7x2_lo1-hi100-w20.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
 }
 
 static void test_header_beyond_the_limits_is_refused_before_reading(void **state) {
@@ -418,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_output_never_partial_when_killed),
         cmocka_unit_test(test_temporaries_removed_on_signals),
         cmocka_unit_test(test_files_named_twice_or_not_regular_are_refused),
+        cmocka_unit_test(test_results_named_after_the_problem),
         cmocka_unit_test(test_header_beyond_the_limits_is_refused_before_reading),
         cmocka_unit_test(test_stdout_write_errors_fail),
     };

@@ -54,6 +54,33 @@ typedef thrust::transform_iterator<group_sample, thrust::counting_iterator<int64
 /** @brief The iterator over the samples of one channel. */
 typedef thrust::transform_iterator<channel_sample, thrust::counting_iterator<int64_t>> channel_iter;
 
+/**
+ * @brief One `MultiHistogramRange` call over @p CH interleaved channels: the one place where
+ *        CUB's two APIs differ. CUB 3 (CCCL 3.0, CUDA 13.0) takes the per-channel arguments as
+ *        `cuda::std::array`, CUB 2 (CCCL 2.x, CUDA 12) as C arrays; the call and its kernels are
+ *        the same.
+ * @tparam CH the channels of one call (4 or 1) @tparam SampleIt the samples' iterator
+ * @param temp CUB's temporary storage, or NULL to ask its size @param bytes its size
+ * @param samples the samples @param hist each channel's counters @param levels each channel's
+ *        number of levels @param d_levels each channel's levels (device) @param rows pixels
+ * @return CUB's status
+ */
+template <int CH, typename SampleIt>
+static cudaError_t cub_histogram(void *temp, size_t &bytes, SampleIt samples, uint32_t *(&hist)[CH],
+                                 int (&levels)[CH], const int *(&d_levels)[CH], int64_t rows) {
+#if CUB_VERSION >= 300000
+    cuda::std::array<uint32_t *, CH> h;
+    cuda::std::array<int, CH> n;
+    cuda::std::array<const int *, CH> l;
+    for (int i = 0; i < CH; ++i)
+        h[i] = hist[i], n[i] = levels[i], l[i] = d_levels[i];
+    return cub::DeviceHistogram::MultiHistogramRange<CH, CH>(temp, bytes, samples, h, n, l, rows);
+#else
+    return cub::DeviceHistogram::MultiHistogramRange<CH, CH>(temp, bytes, samples, hist, levels,
+                                                             d_levels, rows);
+#endif
+}
+
 /** @brief The level array (bins + 1 ints) after the temporary storage, 256-byte aligned. */
 static size_t cub_levels_offset(size_t temp_bytes) {
     return (temp_bytes + 255) / 256 * 256;
@@ -65,16 +92,15 @@ static size_t cub_temp_bytes(const hist_problem *p) {
     const int64_t rows = (int64_t)p->rows;
     const thrust::counting_iterator<int64_t> k(0);
     size_t four = 0, one = 0;
-    cuda::std::array<uint32_t *, 4> h4 = {NULL, NULL, NULL, NULL};
-    cuda::std::array<int, 4> n4 = {levels, levels, levels, levels};
-    cuda::std::array<const int *, 4> l4 = {NULL, NULL, NULL, NULL};
-    cub::DeviceHistogram::MultiHistogramRange<4, 4>(
-        NULL, four, group_iter(k, group_sample{NULL, p->channels}), h4, n4, l4, rows);
-    cuda::std::array<uint32_t *, 1> h1 = {NULL};
-    cuda::std::array<int, 1> n1 = {levels};
-    cuda::std::array<const int *, 1> l1 = {NULL};
-    cub::DeviceHistogram::MultiHistogramRange<1, 1>(
-        NULL, one, channel_iter(k, channel_sample{NULL, p->channels}), h1, n1, l1, rows);
+    uint32_t *h4[4] = {NULL, NULL, NULL, NULL};
+    int n4[4] = {levels, levels, levels, levels};
+    const int *l4[4] = {NULL, NULL, NULL, NULL};
+    cub_histogram<4>(NULL, four, group_iter(k, group_sample{NULL, p->channels}), h4, n4, l4, rows);
+    uint32_t *h1[1] = {NULL};
+    int n1[1] = {levels};
+    const int *l1[1] = {NULL};
+    cub_histogram<1>(NULL, one, channel_iter(k, channel_sample{NULL, p->channels}), h1, n1, l1,
+                     rows);
     return four > one ? four : one;
 }
 
@@ -103,24 +129,23 @@ hist_status day02_cub_run(const hist_args *a) {
     const thrust::counting_iterator<int64_t> k(0);
     uint32_t c = 0;
     for (; c + 4 <= p->channels; c += 4) {
-        cuda::std::array<uint32_t *, 4> h = {
-            a->hist + (size_t)c * bins, a->hist + (size_t)(c + 1) * bins,
-            a->hist + (size_t)(c + 2) * bins, a->hist + (size_t)(c + 3) * bins};
-        cuda::std::array<int, 4> nl = {n, n, n, n};
-        cuda::std::array<const int *, 4> l = {d_levels, d_levels, d_levels, d_levels};
+        uint32_t *h[4] = {a->hist + (size_t)c * bins, a->hist + (size_t)(c + 1) * bins,
+                          a->hist + (size_t)(c + 2) * bins, a->hist + (size_t)(c + 3) * bins};
+        int nl[4] = {n, n, n, n};
+        const int *l[4] = {d_levels, d_levels, d_levels, d_levels};
         size_t bytes = temp_bytes;
-        HIST_CUDA_TRY((cub::DeviceHistogram::MultiHistogramRange<4, 4>(
-            a->workspace, bytes, group_iter(k, group_sample{a->samples + c, p->channels}), h, nl, l,
-            rows)));
+        HIST_CUDA_TRY(cub_histogram<4>(a->workspace, bytes,
+                                       group_iter(k, group_sample{a->samples + c, p->channels}), h,
+                                       nl, l, rows));
     }
     for (; c < p->channels; ++c) {
-        cuda::std::array<uint32_t *, 1> h = {a->hist + (size_t)c * bins};
-        cuda::std::array<int, 1> nl = {n};
-        cuda::std::array<const int *, 1> l = {d_levels};
+        uint32_t *h[1] = {a->hist + (size_t)c * bins};
+        int nl[1] = {n};
+        const int *l[1] = {d_levels};
         size_t bytes = temp_bytes;
-        HIST_CUDA_TRY((cub::DeviceHistogram::MultiHistogramRange<1, 1>(
-            a->workspace, bytes, channel_iter(k, channel_sample{a->samples + c, p->channels}), h,
-            nl, l, rows)));
+        HIST_CUDA_TRY(cub_histogram<1>(a->workspace, bytes,
+                                       channel_iter(k, channel_sample{a->samples + c, p->channels}),
+                                       h, nl, l, rows));
     }
     HIST_CUDA_TRY_LAUNCH("cub::DeviceHistogram::MultiHistogramRange");
     return HIST_OK;

@@ -366,7 +366,8 @@ done:
  *        uniform and constant data, and its bytes as 510 and 513 channels), or say why not.
  * @param argc argument count
  * @param argv the course's dataset options, `--reps`, `--warmup`, `--gpu-limits`
- * @return the exit status (0: done or skipped without a GPU, 2: bad arguments, 3: a failure)
+ * @return the exit status (docs/RELIABILITY.md, "Exit statuses": 0 done, 2 bad arguments, 3 a
+ *         failure, 4 no GPU)
  */
 int main(int argc, char **argv) {
     const hist_program prog = {
@@ -381,10 +382,9 @@ int main(int argc, char **argv) {
     if (done >= 0)
         return done;
     hist_device dev;
-    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
-        printf("breakdown skipped: %s\n", hist_last_error());
-        return 0;
-    }
+    const hist_status s = hist_device_open(&o.emulation, &dev);
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
     if (breakdown(&dev, &o) != HIST_OK) {
         fprintf(stderr, "breakdown: %s\n", hist_last_error());
         return 3;

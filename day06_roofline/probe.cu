@@ -172,7 +172,8 @@ static hist_status probe(const hist_device *dev, int reps) {
  * @brief Run both probes, or say why not.
  * @param argc argument count
  * @param argv `--reps N` (default 21), `--gpu-limits NAME`
- * @return the exit status (0: done or skipped without a GPU, 2: bad arguments, 3: a failure)
+ * @return the exit status (docs/RELIABILITY.md, "Exit statuses": 0 done, 2 bad arguments, 3 a
+ *         failure, 4 no GPU)
  */
 int main(int argc, char **argv) {
     const hist_program prog = {
@@ -187,10 +188,9 @@ int main(int argc, char **argv) {
     if (done >= 0)
         return done;
     hist_device dev;
-    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
-        printf("probe skipped: %s\n", hist_last_error());
-        return 0;
-    }
+    const hist_status s = hist_device_open(&o.emulation, &dev);
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
     if (probe(&dev, o.reps) != HIST_OK) {
         fprintf(stderr, "probe: %s\n", hist_last_error());
         return 3;

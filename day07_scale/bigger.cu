@@ -166,7 +166,8 @@ static hist_status time_pipelines(const char *names, const hist_device *dev, con
  * @param argc argument count
  * @param argv `--gib G`, `--chunk-mib M`, the course's dataset options (the slab repeated),
  *        `--impl`, `--reps`, `--csv FILE`
- * @return 0, 1 on a mismatch, 2 on a usage error, 3 on another failure (memory refused included)
+ * @return the exit status (docs/RELIABILITY.md, "Exit statuses"): 0, 1 on a mismatch, 2 on a usage
+ *         error, 3 on another failure (memory refused included), 4 without a GPU
  */
 int main(int argc, char **argv) {
     double gib = 96, chunk_mib = (double)(day07_chunk_bytes(NULL) >> 20);
@@ -216,10 +217,8 @@ int main(int argc, char **argv) {
     hist_device dev;
     if (s == HIST_OK)
         s = hist_device_open(&o.emulation, &dev);
-    if (s != HIST_OK) {
-        fprintf(stderr, "bigger: %s\n", hist_last_error());
-        return hist_exit_code(s);
-    }
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
     printf("# %s: %.2f GiB of device memory; input [%llu, %u] = %.2f GiB in pinned host memory "
            "(%.2fx the GPU's memory)\n",
            dev.name, dev.global_bytes / 1073741824.0, (unsigned long long)rows, in.p.channels,
@@ -248,9 +247,7 @@ int main(int argc, char **argv) {
     hist_outfile_discard(&csv);
     hist_host_pinned_free(in.input);
     free(in.expected);
-    if (s != HIST_OK) {
-        fprintf(stderr, "bigger: %s\n", hist_last_error());
-        return hist_exit_code(s);
-    }
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
     return wrong ? 1 : 0;
 }

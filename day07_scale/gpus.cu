@@ -373,7 +373,8 @@ static hist_status phases(bench *b) {
  * @brief The program: options, setup, the measurements.
  * @param argc argument count
  * @param argv the course's dataset options, `--max N`, `--reps`, `--warmup`, `--csv FILE`
- * @return 0, 1 on a mismatch, 2 on a usage error, 3 on another failure
+ * @return the exit status (docs/RELIABILITY.md, "Exit statuses"): 0, 1 on a mismatch, 2 on a usage
+ *         error, 3 on another failure, 4 without a GPU
  */
 int main(int argc, char **argv) {
     bench b = {}; /* zeroed: every field starts empty */
@@ -418,9 +419,7 @@ int main(int argc, char **argv) {
     if (s == HIST_OK)
         s = phases(&b);
     teardown(&b);
-    if (s != HIST_OK) {
-        fprintf(stderr, "gpus: %s\n", hist_last_error());
-        return hist_exit_code(s);
-    }
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
     return 0;
 }

@@ -43,6 +43,7 @@
 #include "cuda_check.h"
 #include "device.cuh"
 #include "gpu.h"
+#include "ptx.cuh"
 #include "resident.h"
 #include "timing.h"
 #ifdef HIST_HAVE_NCCL

@@ -363,7 +363,8 @@ static void reference_npy(const hist_dataset *d, const char *path) {
 }
 
 /* Generated data: each rank makes only its rows, and 1, 2, 3 and 4 ranks give the reference's
-   histogram (the same file): rows that do not divide, fewer rows than ranks, no rows. */
+   histogram (the same file): rows that do not divide, fewer rows than ranks, no rows (3 ranks,
+   which show all three, unless SLOW=1). */
 static void test_ranks_generated_any_n(void **state) {
     (void)state;
     char ranks[1024], expected[128];
@@ -385,14 +386,15 @@ static void test_ranks_generated_any_n(void **state) {
                         "--dist",     "contention:50",
                         "--seed",     "77",
                         NULL};
-        for (int np = 1; np <= 4; ++np)
+        for (int np = test_slow() ? 1 : 3; np <= (test_slow() ? 4 : 3); ++np)
             ranks_exact(np, args, expected);
         if (i == 1 && test_gpu()) /* 2 rows on 4 ranks on the GPU: two ranks count nothing */
             ranks_exact_by(4, args, expected, NULL);
     }
 }
 
-/* One .npy file: each rank reads only its row range (999 rows: no N of 2..4 divides them). */
+/* One .npy file: each rank reads only its row range (999 rows: 2 and 4 ranks do not divide them;
+   1 to 4 ranks with SLOW=1, else 2). */
 static void test_ranks_one_file(void **state) {
     (void)state;
     char ranks[1024], expected[128], input[128];
@@ -406,12 +408,12 @@ static void test_ranks_one_file(void **state) {
     free(x);
     reference_npy(&d, expected);
     char *args[] = {"--input", input, NULL};
-    for (int np = 1; np <= 4; ++np)
+    for (int np = test_slow() ? 1 : 2; np <= (test_slow() ? 4 : 2); ++np)
         ranks_exact(np, args, expected);
 }
 
-/* Shards of different sizes (one empty), as a pattern and as a list: 1, 2 and 4 ranks (4 > 3
-   shards: a rank with none). */
+/* Shards of different sizes (one empty), as a pattern and as a list: 4 ranks (4 > 3 shards: a rank
+   with none), and with SLOW=1 1 and 2 ranks too. */
 static void test_ranks_shards(void **state) {
     (void)state;
     char ranks[1024], expected[128], pattern[128], list[512], names[3][128];
@@ -430,8 +432,8 @@ static void test_ranks_shards(void **state) {
     snprintf(pattern, sizeof pattern, "%s/part-*.npy", test_tmp_dir);
     snprintf(list, sizeof list, "%s,%s,%s", names[2], names[0], names[1]);
     char *by_pattern[] = {"--shards", pattern, NULL}, *by_list[] = {"--shards", list, NULL};
-    static const int nps[] = {1, 2, 4};
-    for (int i = 0; i < 3; ++i) {
+    static const int nps[] = {4, 1, 2}; /* 4 first: a rank with no shard */
+    for (int i = 0; i < (test_slow() ? 3 : 1); ++i) {
         ranks_exact(nps[i], by_pattern, expected);
         ranks_exact(nps[i], by_list, expected);
     }
@@ -461,8 +463,8 @@ static void ranks_fail(int np, char *const *args, int want, const char *says) {
     assert_int_equal(access(out_path, F_OK), -1);
 }
 
-/* A failing rank ends the whole job: an unreadable shard, a shard of other channels, options that
-   differ between ranks (an MPMD launch), a path that cannot be had. */
+/* A failing rank ends the whole job: an unreadable shard, and with SLOW=1 a shard of other
+   channels, options that differ between ranks (an MPMD launch), a path that cannot be had. */
 static void test_ranks_failures(void **state) {
     (void)state;
     char ranks[1024], good[128], other[128], list[512];
@@ -475,6 +477,7 @@ static void test_ranks_failures(void **state) {
     snprintf(list, sizeof list, "%s,%s/absent.npy,%s", good, test_tmp_dir, good);
     char *unreadable[] = {"--shards", list, NULL};
     ranks_fail(3, unreadable, 3, "rank 1 of 3: cannot open");
+    TEST_SLOW_ONLY("three more failing jobs, about 7 s");
     snprintf(list, sizeof list, "%s,%s", good, other);
     char *channels[] = {"--shards", list, NULL};
     ranks_fail(2, channels, 3, "has 4 channels, another rank's shards 5");

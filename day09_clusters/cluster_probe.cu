@@ -268,14 +268,15 @@ static hist_status probe_bulk(const hist_device *dev, uint32_t *d_sink, int reps
  * @brief Run both probes, or say why not.
  * @param argc argument count
  * @param argv `--reps N` (default 21)
- * @return the exit status (0: done or skipped, 2: bad arguments, 3: a failure)
+ * @return the exit status (docs/RELIABILITY.md, "Exit statuses": 0 done, 2 bad arguments, 3 a
+ *         failure, 4 no GPU or one older than compute capability 9.0)
  */
 int main(int argc, char **argv) {
     const hist_program prog = {
         .name = "cluster_probe",
         .about = "Day 09: distributed shared memory alone: local and remote atomics, bulk moves.",
         .refused = "preset rows channels lo hi width values dist seed input save-input impl "
-                   "warmup threads output csv results require-gpu list gpu-limits",
+                   "warmup threads output csv results require-gpu list gpu-limits keep-sms",
         .reps = 21,
     };
     hist_options o;
@@ -283,15 +284,15 @@ int main(int argc, char **argv) {
     if (done >= 0)
         return done;
     hist_device dev;
-    if (hist_device_open(&o.emulation, &dev) != HIST_OK) {
-        printf("cluster_probe skipped: %s\n", hist_last_error());
-        return 0;
-    }
-    if (dev.cc_major < 9) {
-        printf(
-            "cluster_probe skipped: thread-block clusters need compute capability 9.0 or newer\n");
-        return 0;
-    }
+    hist_status s = hist_device_open(&o.emulation, &dev);
+    if (s != HIST_OK)
+        return hist_program_failed(prog.name, s);
+    if (dev.cc_major < 9)
+        return hist_program_failed(
+            prog.name, hist_fail(HIST_ERR_NOT_RUN,
+                                 "thread-block clusters need compute capability 9.0 or newer (%s: "
+                                 "%d.%d)",
+                                 dev.name, dev.cc_major, dev.cc_minor));
     uint32_t *d_sink = NULL;
     if (cudaMalloc(&d_sink, 4096 * sizeof(uint32_t)) != cudaSuccess) {
         fprintf(stderr, "cluster_probe: no memory for the sink\n");
@@ -299,7 +300,7 @@ int main(int argc, char **argv) {
     }
     printf("cluster_probe on %s (%d SMs): medians of %d runs, L2 flushed before each\n", dev.name,
            dev.sm_count, o.reps);
-    hist_status s = probe_atomics(&dev, d_sink, o.reps);
+    s = probe_atomics(&dev, d_sink, o.reps);
     if (s == HIST_OK)
         s = probe_bulk(&dev, d_sink, o.reps);
     cudaFree(d_sink);

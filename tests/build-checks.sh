@@ -7,8 +7,9 @@
 #             build works; the course is never partial
 #   arch      `make ARCH=sm_80` from clean builds sm_80 code (and keeps the sm_90 build apart)
 #   space     build, test (DAY=01) and run from a path with a space
-#   lesson    a throwaway lesson folder plugs in with nothing outside it changed; one that breaks
-#             the contract fails with one line naming the folder
+#   lesson    a throwaway lesson folder plugs in with nothing outside it changed but the pages that
+#             list every lesson (README.md, docs/DAY00.md); one that breaks the contract fails with
+#             one line naming the folder
 #   architecture  `make check-architecture` passes, and fails on each planted breach of
 #             docs/ARCHITECTURE.md: an upward include, a long function, mutable state in
 #             common/, argv read outside common/cli.c, an unnamed folder, a .cu included, an
@@ -18,7 +19,9 @@
 #             in a lesson, a raw `<<<` launch and a cudaLaunchKernelEx in a lesson; with
 #             LESSON_USES, the other lesson's header is allowed
 #   offline   CMocka missing and an apt-get that fails first on the PATH: make test stops with exit
-#             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT; the
+#             status 2 and one line naming the README's "Offline machines" and CMOCKA_ROOT (as
+#             root, after a line saying what apt-get installs and why); a CMOCKA_ROOT without
+#             include/cmocka.h is that one line too, before any build; the
 #             default build prints one short line per step, V=1 the whole commands
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -183,7 +186,10 @@ C
         "$work/l/build/course" --list | grep cpu_scratch > /dev/null || fail "the course lacks the new lesson"
         (cd "$work/l" && make tables > /dev/null && grep -q day99_scratch README.md) ||
             fail "the README's lesson table lacks the new lesson"
-        (cd "$work/l" && git checkout -q README.md)
+        grep -q '^| day99_scratch | no GPU' "$work/l/docs/DAY00.md" ||
+            fail "day 00's table of which GPU each lesson needs lacks the new lesson"
+        # the two pages that list every lesson (generated), the only ones outside the folder
+        (cd "$work/l" && git checkout -q README.md docs/DAY00.md)
         # make tables' stale lines need the course's history, which this copy has not: those
         # lines alone may differ
         (cd "$work/l" && git diff --quiet -I '^\*Stale: ' && git checkout -q -- .) || true
@@ -207,6 +213,19 @@ C
         [ $rc -eq 2 ] || fail "a missing CMocka: exit status $rc, not 2 ($out)"
         case $last in *'"Offline machines"'*CMOCKA_ROOT=*) ;; *) fail "a missing CMocka: the last line is '$last'" ;; esac
         ! printf '%s\n' "$out" | grep -q "Unable to locate" || fail "apt-get's own error was shown: $out"
+        if [ "$(id -u)" -eq 0 ]; then # as root it tried apt-get, saying so first
+            printf '%s\n' "$out" | grep -q "^cmocka is missing (make test builds its tests with it): installing libcmocka-dev with apt-get as root" ||
+                fail "no line before apt-get said what it installs and why: $out"
+        fi
+        # a CMOCKA_ROOT without include/cmocka.h: the one offline line naming it, before anything is built
+        set +e
+        out=$(cd "$work/o" && make test CMOCKA_ROOT="$work/no-cmocka" 2>&1)
+        rc=$?
+        set -e
+        [ $rc -eq 2 ] || fail "a CMOCKA_ROOT without cmocka.h: exit status $rc, not 2 ($out)"
+        [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "a CMOCKA_ROOT without cmocka.h: more than one line: $out"
+        case $out in *"CMOCKA_ROOT=$work/no-cmocka has no include/cmocka.h"*'"Offline machines"'*) ;;
+        *) fail "a CMOCKA_ROOT without cmocka.h: '$out'" ;; esac
         (cd "$work/o" && make DAY=01 all) >"$work/o.log" 2>&1 || { tail "$work/o.log"; fail "build"; }
         grep -q '^  CC    day01_cpu/cpu_hist.c$' "$work/o.log" || fail "no short line for cpu_hist.c"
         ! grep -q -- '-Wextra' "$work/o.log" || fail "the default build printed whole commands"

@@ -91,5 +91,7 @@ for t in "$@"; do
 done
 flush
 echo "(every program's whole output: $logdir/; make test V=1 prints it)"
+[ "${HIST_SLOW:-}" = 1 ] ||
+    echo "(the quick tests: make test SLOW=1 adds the long checks and the CPU's full-size data, as CI does)"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit $status

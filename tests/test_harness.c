@@ -1,19 +1,23 @@
 /**
  * @file test_harness.c
  * @brief The harness on the host: PRNG and distributions, reference and binning, verification,
- *        `.npy` reading and writing, the command line, statistics.
+ *        `.npy` reading and writing, the command line, statistics, the graded timing's fresh
+ *        inputs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_util.h"
 
 #include "gpu_limits.h"
 
+#include "fresh.h"
+#include "impl.h"
 #include "npy.h"
 #include "parallel.h"
 #include "reference.h"
@@ -392,6 +396,7 @@ static void test_exit_codes_and_stats(void **state) {
     assert_int_equal(hist_exit_code(HIST_ERR_CUDA), 3);
     assert_int_equal(hist_exit_code(HIST_ERR_NOMEM), 3);
     assert_int_equal(hist_exit_code(HIST_ERR_NOT_RUN), 4);
+    assert_int_equal(hist_exit_code(HIST_ERR_NO_DEVICE), 4);
     double odd[] = {5, 1, 3};
     hist_stats s = hist_stats_of(odd, 3);
     assert_true(s.median_us == 3 && s.min_us == 1 && s.reps == 3);
@@ -924,6 +929,195 @@ static void test_cli_rejections(void **state) {
     expect_usage(PARSE(&o, "--output", ""), "--output: expected a file name");
 }
 
+/* ---- every program of the course, as a user runs it ---- */
+
+/** @brief The most programs the build folder may hold (the course, each lesson's, its tools). */
+#define MAX_PROGRAMS 64
+
+/** @brief A path no program can write: its folder does not exist. */
+#define BAD_FOLDER "/nonexistent_dir_of_the_course"
+
+/* Every program of the build: build/CONFIG/course and each lesson folder's executables (not its
+   tests). Returns how many; 0 when the course was not built. */
+static int list_programs(char (*paths)[1024], int max) {
+    int n = 0;
+    snprintf(paths[n], 1024, "%s/course", BUILD_DIR);
+    if (access(paths[n], X_OK) != 0)
+        return 0;
+    ++n;
+    DIR *build = opendir(BUILD_DIR);
+    assert_non_null(build);
+    for (struct dirent *e; (e = readdir(build)) != NULL;) {
+        if (strncmp(e->d_name, "day", 3) != 0 || strchr(e->d_name, '_') == NULL)
+            continue;
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", BUILD_DIR, e->d_name);
+        DIR *lesson = opendir(dir);
+        for (struct dirent *f; lesson && (f = readdir(lesson)) != NULL && n < max;) {
+            snprintf(paths[n], 1024, "%s/%s", dir, f->d_name);
+            struct stat st;
+            if (f->d_name[0] != '.' && !strchr(f->d_name, '.') &&
+                strncmp(f->d_name, "test_", 5) != 0 && stat(paths[n], &st) == 0 &&
+                S_ISREG(st.st_mode) && access(paths[n], X_OK) == 0)
+                ++n;
+        }
+        if (lesson)
+            closedir(lesson);
+    }
+    closedir(build);
+    return n;
+}
+
+/* The lines of @p text a program wrote, without the sanitizers' own (`==PID==...`). */
+static int own_lines(const char *text) {
+    int lines = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        lines += strncmp(line, "==", 2) != 0;
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return lines;
+}
+
+static char prog_out[1 << 16], prog_err[1 << 12];
+
+/* Run @p argv; return its exit status, its time in seconds in *seconds. */
+static int run_timed(char **argv, double *seconds) {
+    const double t0 = hist_now_us();
+    const int status = test_run_program(argv, prog_out, sizeof prog_out, prog_err, sizeof prog_err);
+    *seconds = (hist_now_us() - t0) / 1e6;
+    return status;
+}
+
+/* @p program given @p option BAD_FOLDER/...: exit status 2 within a second of its own start-up
+   (@p startup: how long --help takes it), before any work, in one line naming the path. */
+static void expect_bad_path_refused(const char *program, const char *option, double startup) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", BAD_FOLDER,
+             strcmp(option, "--results") == 0 ? "results" : "file");
+    char *argv[] = {(char *)program, (char *)option, path, NULL};
+    double seconds = 0;
+    const int status = run_timed(argv, &seconds);
+    print_message("%s %s %s: exit %d in %.2f s: %s", strrchr(program, '/') + 1, option, path,
+                  status, seconds, prog_err);
+    if (status != 2 || seconds > startup + 1.0 || own_lines(prog_err) != 1 ||
+        !strstr(prog_err, path))
+        fail_msg("%s %s %s: exit %d after %.2f s (start-up %.2f s), stderr '%s' (wanted exit 2 "
+                 "within a second, one line naming the path)",
+                 program, option, path, status, seconds, startup, prog_err);
+}
+
+/* Without a GPU, a program that needs one exits 4 (docs/RELIABILITY.md, "Exit statuses"):
+   the course and the GPU lessons' programs asked for a GPU entry with --impl, and the lessons'
+   own tools; ranks counts on the CPU there, and day 01 has no GPU entry. */
+static void expect_no_gpu_status(const char *program, const char *help) {
+    const char *name = strrchr(program, '/') + 1;
+    if (strcmp(name, "ranks") == 0)
+        return;
+    char *argv[12] = {(char *)program};
+    int k = 1;
+    char impl[64] = "";
+    if (strstr(help, "--require-gpu")) { /* the course and the lessons' programs */
+        char *list[] = {(char *)program, "--list", NULL};
+        double seconds = 0;
+        assert_int_equal(run_timed(list, &seconds), 0);
+        /* its first GPU entry (`LESSON NAME WHERE ...`, WHERE device or h2d), named with --impl */
+        for (const char *line = prog_out; line && !impl[0]; line = strchr(line + 1, '\n')) {
+            char lesson[64], name[64], where[16];
+            if (sscanf(line, " %63s %63s %15s", lesson, name, where) == 3 &&
+                strncmp(lesson, "day", 3) == 0 && strcmp(where, "host") != 0)
+                snprintf(impl, sizeof impl, "%s", name);
+        }
+        if (!impl[0])
+            return; /* day 01: nothing of it needs a GPU */
+        char *args[] = {"--impl", impl, "--rows", "10", "--channels", "4", "--reps", "1"};
+        for (size_t i = 0; i < sizeof args / sizeof args[0]; ++i)
+            argv[k++] = args[i];
+    } else if (strcmp(name, "bigger") == 0) {
+        argv[k++] = "--gib";
+        argv[k++] = "0.001";
+    }
+    argv[k] = NULL;
+    double seconds = 0;
+    const int status = run_timed(argv, &seconds);
+    if (status != 4 || !strstr(prog_err, "could not run"))
+        fail_msg("%s without a GPU: exit %d, stderr '%s' (wanted 4, 'could not run')", name, status,
+                 prog_err);
+}
+
+/* Every program: a path it cannot write (--output, --csv, --save-input, --results, whichever it
+   takes) refused before any work; without a GPU, the one exit status of docs/RELIABILITY.md. */
+static void test_programs_refuse_bad_paths_first(void **state) {
+    (void)state;
+    static char paths[MAX_PROGRAMS][1024];
+    const int n = list_programs(paths, MAX_PROGRAMS);
+    if (n == 0) {
+        print_message("skipped: %s/course is not built (make all)\n", BUILD_DIR);
+        skip();
+    }
+    /* ranks under SANITIZE=1: Open MPI's own allocations are not the course's leaks */
+    char supp[600];
+    snprintf(
+        supp, sizeof supp,
+        "suppressions=%s/../sanitize/openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0",
+        FUZZ_DIR);
+    setenv("LSAN_OPTIONS", supp, 1);
+    static const char *const file_options[] = {"--output", "--csv", "--save-input", "--results"};
+    for (int i = 0; i < n; ++i) {
+        char *help[] = {paths[i], "--help", NULL};
+        double startup = 0;
+        assert_int_equal(run_timed(help, &startup), 0);
+        char usage[sizeof prog_out];
+        snprintf(usage, sizeof usage, "%s", prog_out);
+        int takes = 0;
+        for (size_t k = 0; k < sizeof file_options / sizeof file_options[0]; ++k) {
+            char head[32];
+            snprintf(head, sizeof head, "  %s ", file_options[k]);
+            if (strstr(usage, head)) {
+                expect_bad_path_refused(paths[i], file_options[k], startup);
+                ++takes;
+            }
+        }
+        if (!takes) { /* it writes no file: the options are refused as such */
+            char *argv[] = {paths[i], "--output", BAD_FOLDER "/file", NULL};
+            double seconds = 0;
+            assert_int_equal(run_timed(argv, &seconds), 2);
+        }
+        /* every option offered is usable: --keep-sms only goes with --gpu-limits */
+        if (strstr(usage, "  --keep-sms ") && !strstr(usage, "  --gpu-limits "))
+            fail_msg("%s offers --keep-sms without --gpu-limits, which it needs", paths[i]);
+        if (!test_gpu())
+            expect_no_gpu_status(paths[i], usage);
+    }
+    print_message("%d programs checked\n", n);
+}
+
+/* Every file written is checked before any work: its folder exists and is writable; --results
+   may be created where its parent is. */
+static void test_cli_output_folders(void **state) {
+    (void)state;
+    hist_options o;
+    expect_usage(PARSE(&o, "--output", BAD_FOLDER "/x.npy"),
+                 "--output: cannot write '" BAD_FOLDER "/x.npy': its folder '" BAD_FOLDER
+                 "' does not exist");
+    expect_usage(PARSE(&o, "--csv", BAD_FOLDER "/x.csv"), "--csv: cannot write");
+    expect_usage(PARSE(&o, "--save-input", BAD_FOLDER "/in.npy"), "--save-input: cannot write");
+    expect_usage(PARSE(&o, "--results", BAD_FOLDER "/r"),
+                 "--results: cannot create '" BAD_FOLDER "/r'");
+    char file[] = "/tmp/hist_cli_XXXXXX", inside[64];
+    const int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(inside, sizeof inside, "%s/x.npy", file);
+    expect_usage(PARSE(&o, "--results", file), "exists and is not a folder");
+    expect_usage(PARSE(&o, "--output", inside), "is not a folder");
+    unlink(file);
+    assert_int_equal(PARSE(&o, "--output", "x.npy", "--results", "new-results-folder"), HIST_OK);
+    assert_int_equal(access("new-results-folder", F_OK), -1); /* made when written, not before */
+}
+
 /* ---- 16-bit samples (day 08) ---- */
 
 /* The u16 presets: 16-bit samples, the full range in one bin a value, 512 MiB of input. */
@@ -1128,6 +1322,116 @@ static void test_cli_bits(void **state) {
     expect_usage(hist_parse_program(&bytes_only, 3, u16, &o), "counts 8-bit samples only");
 }
 
+/* ---- the graded timing's fresh inputs (fresh.h) ---- */
+
+/* Each call's input, made on the host, is counted by the reference exactly as the sequence says;
+   it differs from the previous call's, starts at an aligned place inside its buffer (the second
+   call at the first one's), and the same seed gives the same calls. */
+static void expect_fresh_calls_exact(const hist_dataset *d) {
+    const hist_problem *p = &d->problem;
+    const size_t bytes = (size_t)hist_input_bytes(p), counters = (size_t)hist_counters(p);
+    uint8_t *base = malloc(bytes + 1), *previous = malloc(bytes + 1);
+    uint32_t *counted = malloc(counters * sizeof *counted);
+    assert_int_equal(hist_generate(d, base), HIST_OK);
+    hist_fresh f, again;
+    assert_int_equal(hist_fresh_init(&f, p, base, 99), HIST_OK);
+    assert_int_equal(hist_fresh_init(&again, p, base, 99), HIST_OK);
+    uint8_t *buffer = malloc(hist_fresh_buffer_bytes(&f));
+    assert_non_null(buffer);
+    size_t first_offset = 0;
+    for (int call = 0; call < 6; ++call) {
+        hist_fresh_next(&f);
+        hist_fresh_next(&again);
+        const size_t offset = hist_fresh_offset(&f);
+        assert_int_equal(offset % HIST_FRESH_SLOT_BYTES, 0);
+        assert_true(offset + bytes <= hist_fresh_buffer_bytes(&f));
+        assert_true(f.rotate_rows < (p->rows > 0 ? p->rows : 1));
+        if (call == 0)
+            first_offset = offset;
+        if (call == 1)
+            assert_int_equal(offset, first_offset);
+        hist_fresh_make(&f, buffer);
+        hist_reference(p, buffer + offset, counted);
+        assert_memory_equal(counted, f.expected, counters * sizeof *counted);
+        assert_int_equal(hist_fresh_check(&f, "reference", counted), HIST_OK);
+        assert_memory_equal(again.expected, f.expected, counters * sizeof *counted);
+        assert_int_equal(again.rotate_rows, f.rotate_rows);
+        if (call > 0 && bytes > 64) /* a new input: the same bytes would be a miracle */
+            assert_true(memcmp(previous, buffer + offset, bytes) != 0);
+        memcpy(previous, buffer + offset, bytes);
+        counted[0] += 1; /* one counter off: named, with the call */
+        assert_int_equal(hist_fresh_check(&f, "off_by_one", counted), HIST_ERR_MISMATCH);
+        assert_non_null(strstr(hist_last_error(), "off_by_one: call "));
+        assert_non_null(strstr(hist_last_error(), "channel 0, bin 0"));
+    }
+    hist_fresh_free(&f);
+    hist_fresh_free(&again);
+    free(base), free(buffer), free(previous), free(counted);
+}
+
+static void test_fresh_inputs_are_exact(void **state) {
+    (void)state;
+    const hist_dataset cases[] = {
+        test_data(1000, 3, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 1),
+        test_data(777, 65, (hist_binning){10, 200, 7}, (hist_dist){HIST_DIST_CONTENTION, 90}, 2),
+        test_data(1, 1, (hist_binning){1, 100, 20}, (hist_dist){HIST_DIST_RUNS, 7}, 3),
+        {.problem = {.rows = 5000, .channels = 2, .binning = {100, 60000, 1000}, .bits = 16},
+         .vmin = 0,
+         .vmax = 65535,
+         .dist = {HIST_DIST_UNIFORM, 0},
+         .seed = 4},
+        {.problem = {.rows = 3000, .channels = 1, .binning = {0, 65535, 1}, .bits = 16},
+         .vmin = 0,
+         .vmax = 65535,
+         .dist = {HIST_DIST_CONTENTION, 50},
+         .seed = 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        expect_fresh_calls_exact(&cases[i]);
+}
+
+static hist_status fresh_reference(const hist_args *a) {
+    hist_reference(a->problem, a->samples, a->hist);
+    return HIST_OK;
+}
+
+/* A cheat: counts its first input only, then returns that answer (the test's own state). */
+static uint32_t *kept_answer;
+static hist_status fresh_cheat(const hist_args *a) {
+    const size_t bytes = (size_t)hist_counters(a->problem) * sizeof(uint32_t);
+    if (!kept_answer) {
+        hist_reference(a->problem, a->samples, a->hist);
+        kept_answer = malloc(bytes);
+        memcpy(kept_answer, a->hist, bytes);
+    }
+    memcpy(a->hist, kept_answer, bytes);
+    return HIST_OK;
+}
+
+/* The host timing on fresh inputs accepts the reference and catches a cheat on its second call. */
+static void test_fresh_host_timing(void **state) {
+    (void)state;
+    const hist_dataset d =
+        test_data(2048, 16, (hist_binning){0, 255, 1}, (hist_dist){HIST_DIST_UNIFORM, 0}, 6);
+    uint8_t *base = test_samples(&d);
+    uint32_t *out = malloc((size_t)hist_counters(&d.problem) * sizeof *out);
+    hist_fresh f;
+    assert_int_equal(hist_fresh_init(&f, &d.problem, base, hist_fresh_seed()), HIST_OK);
+    uint8_t *buffer = malloc(hist_fresh_buffer_bytes(&f));
+    const hist_impl honest = {.name = "honest", .where = HIST_HOST, .run = fresh_reference},
+                    cheat = {.name = "cheat", .where = HIST_HOST, .run = fresh_cheat};
+    hist_stats t;
+    assert_int_equal(hist_time_host_fresh(&honest, &f, buffer, out, 1, 2, 5, &t), HIST_OK);
+    assert_int_equal(t.reps, 5);
+    assert_int_equal(f.calls, 7);
+    assert_int_equal(hist_time_host_fresh(&cheat, &f, buffer, out, 1, 2, 5, &t), HIST_ERR_MISMATCH);
+    assert_non_null(strstr(hist_last_error(), "cheat: call 2 of the graded timing"));
+    hist_fresh_free(&f);
+    free(kept_answer);
+    kept_answer = NULL;
+    free(base), free(out), free(buffer);
+}
+
 /**
  * @brief Runs this file's CMocka groups.
  * @return the exit status (0: everything passed / exact)
@@ -1171,6 +1475,8 @@ int main(void) {
         cmocka_unit_test(test_cli_program_options),
         cmocka_unit_test(test_cli_defaults_and_overrides),
         cmocka_unit_test(test_cli_rejections),
+        cmocka_unit_test(test_cli_output_folders),
+        cmocka_unit_test(test_programs_refuse_bad_paths_first),
     };
     int failed = 0;
     failed +=
@@ -1187,5 +1493,11 @@ int main(void) {
     };
     failed += cmocka_run_group_tests_name("harness: 16-bit samples", samples16, test_tmp_dir_setup,
                                           test_tmp_dir_teardown);
+    const struct CMUnitTest fresh[] = {
+        cmocka_unit_test(test_fresh_inputs_are_exact),
+        cmocka_unit_test(test_fresh_host_timing),
+    };
+    failed +=
+        cmocka_run_group_tests_name("harness: the graded timing's fresh inputs", fresh, NULL, NULL);
     return failed ? 1 : 0;
 }

@@ -17,7 +17,12 @@
  *    measured in the same run (hist_impl::roof: the bound max(read-only floor, shared-atomic
  *    ceiling), or the ceiling alone; a host one: its speed-up over cpu_reference per thread), and
  *    its target (hist_impl::target), so that a target holds at the same share on any GPU. Reported,
- * not failed on: timings are noisy; `make grade` turns them into points.
+ *    not failed on: timings are noisy; `make grade` turns them into points. Every call, warm-up
+ *    and timed, gets a fresh input the implementation cannot predict (common/fresh.h: the preset's
+ *    values renamed, its rows rotated, at another address; made outside the timed interval) and
+ *    its output is checked exactly; an implementation whose output on one of them is wrong (one
+ *    that keeps an answer across calls, skips work, or depends on its input's address) fails the
+ *    test and is graded wrong ("timed-wrong": no points).
  *
  * GPU implementations skip without a GPU (fail with REQUIRE_GPU=1). With HIST_GRADES set (make
  * test sets it), the verdicts go to `$HIST_GRADES/LESSON.tsv` for tools/student/grade.sh.
@@ -28,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fresh.h"
 #include "gpu.h"
 #include "reference.h"
 #include "report.h"
@@ -38,9 +44,10 @@ static const hist_lesson lesson = {HIST_LESSON_FOLDER, LESSON_IMPLS, &LESSON_IMP
 
 /** @brief What the grade file records of one implementation. */
 typedef struct grade {
-    const char *status; /**< "exact", "wrong", "not-written", "no-gpu", "not-built" (a dependency
-                             missing at build time), "not-on-gpu" (it refuses this GPU, e.g. an
-                             emulated T4) or "-" (not tested) */
+    const char *status; /**< "exact", "wrong", "timed-wrong" (exact on the tests' cases, wrong on
+                             a call of the graded timing), "not-written", "no-gpu", "not-built" (a
+                             dependency missing at build time), "not-on-gpu" (it refuses this GPU,
+                             e.g. an emulated T4) or "-" (not tested) */
     int cases;          /**< cases it was exact on */
     double measured;    /**< share of its roof (device) or speed-up per thread (host); 0: none */
 } grade;
@@ -49,6 +56,7 @@ static grade *grades;
 static test_verdict *verdicts;
 static int checked;
 static size_t *indices;
+static int timed_wrong; /* implementations whose output on a call of the graded timing was wrong */
 
 static int has_device_impls(void) {
     for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i)
@@ -141,32 +149,46 @@ static void report_time(const hist_impl *impl, double median_us, double measured
                   of_what, target);
 }
 
+/* Whether a graded timing (on fresh inputs) found implementation @p i's output wrong on a call:
+   then it is reported and graded wrong, and the performance test fails once all are timed. */
+static int wrong_when_timed(size_t i, hist_status s) {
+    if (s != HIST_ERR_MISMATCH) {
+        if (s != HIST_OK)
+            fail_msg("%s", hist_last_error());
+        return 0;
+    }
+    grades[i].status = "timed-wrong";
+    grades[i].measured = 0.0;
+    timed_wrong++;
+    print_message("%-24s NOT EXACT on a call of the graded timing: graded wrong, no points\n  %s\n",
+                  LESSON_IMPLS[i].name, hist_last_error());
+    return 1;
+}
+
 /* Host-input implementations (end to end, from host memory), each against the pinned-copy floor
-   timed alternately with it (hist_time_host_input()). */
-static void time_host_input(const hist_device *dev, const hist_problem *p, const uint8_t *samples,
-                            uint32_t *out, int warmup, int reps) {
-    const size_t bytes = (size_t)hist_samples(p);
-    void *pinned = NULL;
-    uint8_t *pageable = NULL; /* a private copy: the caller's samples may be pinned already */
+   timed alternately with it, on fresh inputs (hist_time_host_input_fresh()). */
+static void time_host_input(const hist_device *dev, hist_fresh *fresh, uint32_t *out, int warmup,
+                            int reps) {
+    const hist_problem *p = &fresh->problem;
+    const size_t bytes = hist_fresh_buffer_bytes(fresh);
+    void *pinned = NULL;      /* the pinned implementations' inputs, and what the floor copies */
+    uint8_t *pageable = NULL; /* the pageable implementations' input */
     for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
         const hist_impl *impl = &LESSON_IMPLS[i];
         if (!hist_takes_host_input(impl->where) || verdicts[i].failed || verdicts[i].cases == 0 ||
             hist_impl_unsupported(impl, p, dev))
             continue;
-        if (!pinned) {
+        if (!pinned)
             assert_int_equal(hist_host_pinned_alloc(&pinned, bytes), HIST_OK);
-            memcpy(pinned, samples, bytes);
-        }
         if (impl->where == HIST_HOST_INPUT && !pageable) {
             pageable = malloc(bytes);
             assert_non_null(pageable);
-            memcpy(pageable, samples, bytes);
         }
         hist_stats t, floor;
-        const uint8_t *input = impl->where == HIST_PINNED_INPUT ? pinned : pageable;
-        assert_int_equal(
-            hist_time_host_input(impl, dev, p, input, pinned, out, warmup, reps, &t, &floor, NULL),
-            HIST_OK);
+        uint8_t *buffer = impl->where == HIST_PINNED_INPUT ? pinned : pageable;
+        if (wrong_when_timed(i, hist_time_host_input_fresh(impl, dev, fresh, buffer, pinned, out,
+                                                           warmup, reps, &t, &floor)))
+            continue;
         grades[i].measured = floor.median_us / t.median_us;
         char of_what[96];
         snprintf(of_what, sizeof of_what, "of the speed of a pinned copy (%.1f us, alternately)",
@@ -191,10 +213,11 @@ static int times_any(const hist_device *dev, const hist_problem *p) {
     return 0;
 }
 
-/* The device implementations that take dataset @p d: the roofs, then each against its own. */
-static void time_device(const hist_device *dev, const hist_dataset *d, const uint8_t *samples,
-                        uint32_t *out, int warmup, int reps) {
-    const hist_problem *p = &d->problem;
+/* The device implementations that take the problem of @p fresh: the roofs (on its base input),
+   then each against its own, on fresh inputs. */
+static void time_device(const hist_device *dev, hist_fresh *fresh, uint32_t *out, int warmup,
+                        int reps) {
+    const hist_problem *p = &fresh->problem;
     if (!times_any(dev, p))
         return;
     size_t workspace = 0;
@@ -205,7 +228,7 @@ static void time_device(const hist_device *dev, const hist_dataset *d, const uin
             workspace = impl->workspace_bytes(p, dev);
     }
     hist_gpu *g = NULL;
-    assert_int_equal(hist_gpu_create(&g, dev, p, samples, workspace), HIST_OK);
+    assert_int_equal(hist_gpu_create(&g, dev, p, fresh->base, workspace), HIST_OK);
     hist_roofs roofs;
     memset(&roofs, 0, sizeof roofs);
     assert_int_equal(hist_gpu_time_floor(g, warmup, reps, &roofs.floor), HIST_OK);
@@ -220,7 +243,8 @@ static void time_device(const hist_device *dev, const hist_dataset *d, const uin
         if (!timed_on(i, dev, p))
             continue;
         hist_stats t;
-        assert_int_equal(hist_gpu_time_impl(g, impl, warmup, reps, &t, NULL, out, 0), HIST_OK);
+        if (wrong_when_timed(i, hist_gpu_time_impl_fresh(g, impl, fresh, warmup, reps, &t, out)))
+            continue;
         grades[i].measured = hist_roof_us(&roofs, impl->roof) / t.median_us;
         report_time(impl, t.median_us, grades[i].measured,
                     impl->roof == HIST_ROOF_ATOMICS ? "of the atomic ceiling's speed"
@@ -229,8 +253,71 @@ static void time_device(const hist_device *dev, const hist_dataset *d, const uin
     hist_gpu_destroy(g);
 }
 
-/* Performance on the main preset, uniform data: every exact implementation in one run (16-bit
-   ones on u16, the main preset's bytes as 16-bit samples). */
+/* Host implementations: speed-up over cpu_reference per thread, both timed here (the reference
+   on the base input, the others on fresh inputs). */
+static void time_host(hist_fresh *fresh, uint32_t *out) {
+    const hist_problem *p = &fresh->problem;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int threads = cores > 0 ? (int)cores : 1;
+    double reference_us = 0.0;
+    uint8_t *buffer = NULL; /* where each call's input is made */
+    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
+        const hist_impl *impl = &LESSON_IMPLS[i];
+        if (impl->where != HIST_HOST || verdicts[i].failed || verdicts[i].cases == 0)
+            continue;
+        if (reference_us == 0.0) {
+            double t[3];
+            for (int k = 0; k < 3; ++k) {
+                const double t0 = hist_now_us();
+                hist_reference(p, fresh->base, out);
+                t[k] = hist_now_us() - t0;
+            }
+            reference_us = hist_stats_of(t, 3).median_us;
+            print_message("%-24s %10.1f us  (the reference loop, 1 thread)\n", "cpu_reference",
+                          reference_us);
+        }
+        if (strcmp(impl->name, "cpu_reference") == 0)
+            continue; /* just timed: the yardstick of the others */
+        if (!buffer) {
+            buffer = malloc(hist_fresh_buffer_bytes(fresh));
+            assert_non_null(buffer);
+        }
+        hist_stats t;
+        if (wrong_when_timed(i, hist_time_host_fresh(impl, fresh, buffer, out, threads, 1, 3, &t)))
+            continue;
+        grades[i].measured = reference_us / t.median_us / threads;
+        char of_what[64];
+        snprintf(of_what, sizeof of_what, "of cpu_reference's speed per thread (%d threads)",
+                 threads);
+        report_time(impl, t.median_us, grades[i].measured, of_what);
+    }
+    free(buffer);
+}
+
+/* The GPU's implementations: device ones and host-input ones on the main preset (@p fresh),
+   16-bit ones on u16 (the main preset's bytes as 16-bit samples). */
+static void time_on_gpu(const hist_device *dev, hist_fresh *fresh, uint32_t *out) {
+    const int warmup = 2, reps = 10;
+    time_device(dev, fresh, out, warmup, reps);
+    time_host_input(dev, fresh, out, warmup, reps);
+    hist_dataset d16;
+    assert_int_equal(hist_preset("u16", &d16), HIST_OK);
+    if (!times_any(dev, &d16.problem))
+        return;
+    uint8_t *samples16 = test_samples(&d16);
+    uint32_t *out16 = malloc((size_t)hist_counters(&d16.problem) * sizeof(uint32_t));
+    assert_non_null(out16);
+    hist_fresh fresh16;
+    assert_int_equal(hist_fresh_init(&fresh16, &d16.problem, samples16, hist_fresh_seed()),
+                     HIST_OK);
+    time_device(dev, &fresh16, out16, warmup, reps);
+    hist_fresh_free(&fresh16);
+    free(samples16);
+    free(out16);
+}
+
+/* Performance on the main preset, uniform data: every exact implementation in one run, each call
+   on a fresh input and checked (common/fresh.h). */
 static void test_performance(void **state) {
     (void)state;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
@@ -247,68 +334,25 @@ static void test_performance(void **state) {
     }
     check_once();
     hist_dataset d;
-    assert_int_equal(hist_preset("main", &d), HIST_OK);
-    const hist_problem *p = &d.problem;
+    test_main_preset_for_timing(&d);
     uint8_t *samples = test_samples(&d);
-    uint32_t *out = malloc((size_t)hist_counters(p) * sizeof(uint32_t));
+    uint32_t *out = malloc((size_t)hist_counters(&d.problem) * sizeof(uint32_t));
     assert_non_null(out);
-    const int warmup = 2, reps = 10;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const int threads = cores > 0 ? (int)cores : 1;
-
-    /* host: speed-up over cpu_reference per thread, both timed here */
-    double reference_us = 0.0;
-    for (size_t i = 0; i < LESSON_IMPL_COUNT; ++i) {
-        const hist_impl *impl = &LESSON_IMPLS[i];
-        if (impl->where != HIST_HOST || verdicts[i].failed || verdicts[i].cases == 0)
-            continue;
-        if (reference_us == 0.0) {
-            double t[3];
-            for (int k = 0; k < 3; ++k) {
-                const double t0 = hist_now_us();
-                hist_reference(p, samples, out);
-                t[k] = hist_now_us() - t0;
-            }
-            reference_us = hist_stats_of(t, 3).median_us;
-            print_message("%-24s %10.1f us  (the reference loop, 1 thread)\n", "cpu_reference",
-                          reference_us);
-        }
-        if (strcmp(impl->name, "cpu_reference") == 0)
-            continue; /* just timed: the yardstick of the others */
-        hist_stats t;
-        assert_int_equal(hist_time_host(impl, p, samples, out, threads, 1, 3, &t, 0), HIST_OK);
-        const double median = t.median_us;
-        grades[i].measured = reference_us / median / threads;
-        char of_what[64];
-        snprintf(of_what, sizeof of_what, "of cpu_reference's speed per thread (%d threads)",
-                 threads);
-        report_time(impl, median, grades[i].measured, of_what);
-    }
-
-    /* device: share of its roof (floor and ceiling) timed in the same session */
-    if (has_device_impls()) {
-        const hist_device *dev = test_gpu();
-        if (!dev) {
-            free(samples);
-            free(out);
-            TEST_REQUIRE_GPU(dev);
-        }
-        time_device(dev, &d, samples, out, warmup, reps);
-        time_host_input(dev, p, samples, out, warmup, reps);
-        /* 16-bit implementations (day 08) on the 16-bit main preset, u16: the same bytes */
-        hist_dataset d16;
-        assert_int_equal(hist_preset("u16", &d16), HIST_OK);
-        if (times_any(dev, &d16.problem)) {
-            uint8_t *samples16 = test_samples(&d16);
-            uint32_t *out16 = malloc((size_t)hist_counters(&d16.problem) * sizeof(uint32_t));
-            assert_non_null(out16);
-            time_device(dev, &d16, samples16, out16, warmup, reps);
-            free(samples16);
-            free(out16);
-        }
-    }
+    hist_fresh fresh; /* the main preset is every fresh input's base */
+    assert_int_equal(hist_fresh_init(&fresh, &d.problem, samples, hist_fresh_seed()), HIST_OK);
+    time_host(&fresh, out);
+    const hist_device *dev = has_device_impls() ? test_gpu() : NULL;
+    if (dev)
+        time_on_gpu(dev, &fresh, out);
+    hist_fresh_free(&fresh);
     free(samples);
     free(out);
+    if (has_device_impls() && !dev)
+        TEST_REQUIRE_GPU(dev);
+    if (timed_wrong)
+        fail_msg("%d implementation%s gave a wrong output on a call of the graded timing (above): "
+                 "graded wrong, no points",
+                 timed_wrong, timed_wrong == 1 ? "" : "s");
 }
 
 /* The verdicts, for tools/student/grade.sh (make grade). */

@@ -26,7 +26,8 @@ extern const size_t course_lesson_count;
 #define DEFAULT_SEED UINT64_C(20261122)
 /** @brief Cases when HIST_PROPERTY_CASES is not set. */
 #define DEFAULT_CASES 48
-/** @brief The most samples one case may have (keeps the test to seconds per case). */
+/** @brief The most samples one case may have (keeps the test to seconds per case); without a GPU,
+ *  TEST_QUICK_SAMPLES unless SLOW=1. */
 #define MAX_SAMPLES (UINT64_C(48) << 20)
 
 /** @brief The kinds of data a case can have beyond the distributions of data.h. */
@@ -75,8 +76,9 @@ static hist_dist draw_dist(uint64_t seed, uint64_t *counter) {
     return d;
 }
 
-static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impls, size_t count,
-                     const hist_device *dev, int *ran) {
+static void run_case(uint64_t seed, uint64_t index, uint64_t max_samples,
+                     const hist_impl *const *impls, size_t count, const hist_device *dev,
+                     int *ran) {
     const uint64_t case_seed = hist_splitmix64(seed, index);
     uint64_t k = 0;
     hist_problem p;
@@ -93,11 +95,11 @@ static void run_case(uint64_t seed, uint64_t index, const hist_impl *const *impl
         break;
     }
     p.channels = channels;
-    /* rows 0..3,000,000, with 0 and 1 now and then, capped by MAX_SAMPLES */
+    /* rows 0..3,000,000, with 0 and 1 now and then, capped by max_samples */
     uint64_t rows =
         draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2) : draw_log(case_seed, &k, 1, 3000000);
-    if (rows * channels > MAX_SAMPLES)
-        rows = MAX_SAMPLES / channels;
+    if (rows * channels > max_samples)
+        rows = max_samples / channels;
     p.rows = rows;
     /* half the cases the byte histogram, the others a random binning */
     if (draw(case_seed, &k, 2) == 0) {
@@ -161,16 +163,17 @@ static void put16(uint8_t *samples, uint64_t i, uint32_t v) {
    whole range half the time, the same kinds of data with 65,535 for 255. Drawn from its own
    stream, so that the byte cases stay as they were. Case 0 is one channel and case 1 eight, both
    of the whole range, so that every 16-bit entry meets a case it takes. */
-static void run_case16(uint64_t seed, uint64_t index, const hist_impl *const *impls, size_t count,
-                       const hist_device *dev, int *ran) {
+static void run_case16(uint64_t seed, uint64_t index, uint64_t max_samples,
+                       const hist_impl *const *impls, size_t count, const hist_device *dev,
+                       int *ran) {
     const uint64_t case_seed = hist_splitmix64(seed ^ UINT64_C(0x16), index);
     uint64_t k = 0;
     const uint32_t drawn = (uint32_t)draw_log(case_seed, &k, 1, 64);
     const uint32_t channels = index == 1 ? 8 : drawn; /* the second: u16x8's shape (step 5b's) */
     uint64_t rows =
         draw(case_seed, &k, 10) == 0 ? draw(case_seed, &k, 2) : draw_log(case_seed, &k, 1, 3000000);
-    if (rows * channels > MAX_SAMPLES / 4)
-        rows = MAX_SAMPLES / 4 / channels;
+    if (rows * channels > max_samples / 4)
+        rows = max_samples / 4 / channels;
     hist_binning b = {0, 65535, 1};
     if (draw(case_seed, &k, 2) != 0) {
         const uint32_t x = (uint32_t)draw(case_seed, &k, 65536),
@@ -227,6 +230,8 @@ static void test_random_cases_and_extremes(void **state) {
     const char *only = getenv("HIST_PROPERTY_CASE");
     const char *only16 = getenv("HIST_PROPERTY_CASE16");
     const hist_device *dev = test_gpu();
+    /* without a GPU, only the CPU implementations run the cases: smaller ones unless SLOW=1 */
+    const uint64_t max_samples = dev || test_slow() ? MAX_SAMPLES : TEST_QUICK_SAMPLES;
     size_t count = 0;
     for (size_t l = 0; l < course_lesson_count; ++l)
         count += *course_lessons[l].impl_count;
@@ -245,21 +250,22 @@ static void test_random_cases_and_extremes(void **state) {
         }
     if (!dev && test_gpu_required())
         fail_msg("REQUIRE_GPU=1 but no GPU: %s", test_gpu_reason());
-    print_message("seed %llu, %llu cases, %zu implementations%s\n", (unsigned long long)seed,
-                  (unsigned long long)(only ? 1 : cases), count,
+    print_message("seed %llu, %llu cases of at most %llu samples, %zu implementations%s\n",
+                  (unsigned long long)seed, (unsigned long long)(only ? 1 : cases),
+                  (unsigned long long)max_samples, count,
                   dev ? "" : " (GPU ones skipped: no device)");
     if (only || only16) {
         if (only)
-            run_case(seed, strtoull(only, NULL, 10), impls, count, dev, ran);
+            run_case(seed, strtoull(only, NULL, 10), max_samples, impls, count, dev, ran);
         if (only16)
-            run_case16(seed, strtoull(only16, NULL, 10), impls, count, dev, ran);
+            run_case16(seed, strtoull(only16, NULL, 10), max_samples, impls, count, dev, ran);
     } else {
         for (uint64_t c = 0; c < cases; ++c)
-            run_case(seed, c, impls, count, dev, ran);
+            run_case(seed, c, max_samples, impls, count, dev, ran);
         /* and a quarter as many 16-bit ones, at least the first two (one and eight channels) */
         const uint64_t cases16 = cases == 0 ? 0 : (cases + 3) / 4 < 2 ? 2 : (cases + 3) / 4;
         for (uint64_t c = 0; c < cases16; ++c)
-            run_case16(seed, c, impls, count, dev, ran);
+            run_case16(seed, c, max_samples, impls, count, dev, ran);
         /* every runnable implementation met at least some cases */
         for (size_t i = 0; i < count; ++i) {
             const char *not_here = test_not_on_gpu(impls[i], dev);

@@ -53,6 +53,39 @@ const char *test_not_on_gpu(const hist_impl *impl, const hist_device *dev);
  */
 int test_gpu_required(void);
 
+/**
+ * @brief 1 when `HIST_SLOW=1` (`make test SLOW=1`, which CI runs): every check at its full size.
+ *        Otherwise (a student's `make test`) the datasets that only CPU implementations run are
+ *        cut to TEST_QUICK_SAMPLES samples (their shapes' channels, distributions and binnings
+ *        kept: on the CPU, size adds nothing to what such a check shows) but for the large counts,
+ *        which keep one counter past 2^24 (a float sum's limit), and the few long checks of the
+ *        programs' robustness skip, saying so (TEST_SLOW_ONLY()).
+ * @return 1 or 0
+ */
+int test_slow(void);
+
+/** @brief The most samples of a dataset only CPU implementations run, unless test_slow(). */
+#define TEST_QUICK_SAMPLES (UINT64_C(1) << 18)
+
+/** @brief Skip the current test unless test_slow(), saying what it runs and how long it takes
+ *  (@p what), and that `make test SLOW=1` runs it. */
+#define TEST_SLOW_ONLY(what)                                                                       \
+    do {                                                                                           \
+        if (!test_slow()) {                                                                        \
+            print_message("a long check (%s)\n", (what));                                          \
+            print_message("skipped: long: make test SLOW=1 runs it\n");                            \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/**
+ * @brief The main preset for a test that times the CPU implementations: the whole preset with a
+ *        GPU or under test_slow(); otherwise its 512 channels with 1/16 of its rows (32 MiB, still
+ *        well past the caches), so that a CPU-only `make test` stays short.
+ * @param d receives the dataset
+ */
+void test_main_preset_for_timing(hist_dataset *d);
+
 /** @brief Set @p dev to the GPU, or skip the current test with the reason (fail it instead when
  *  test_gpu_required()). */
 #define TEST_REQUIRE_GPU(dev)                                                                      \

@@ -11,6 +11,7 @@
 
 #include "data.h"
 #include "gpu_limits.h"
+#include "options.h"
 #include "runner.h"
 
 /** @brief Every lesson folder and its registry, in lesson order (generated). */
@@ -66,8 +67,9 @@ typedef struct page_preset {
 } page_preset;
 
 /** @brief How many presets the page tries, in order: the main preset; GPU MODE's first size
- *  (day 06's step 9 takes none of the main preset); u16 (day 08's 16-bit samples). */
-#define PRESETS 3
+ *  (day 06's step 9 takes none of the main preset); u16 (day 08's 16-bit samples); u16x8 (day
+ *  09's exchange, 8 channels of 16-bit samples). */
+#define PRESETS 4
 
 /* 1 when @p impl runs @p p on at least one GPU of the table. */
 static int runs_anywhere(const hist_impl *impl, const hist_gpu_limits *t, size_t rows,
@@ -127,6 +129,100 @@ static void print_runs(const page_preset *presets, const hist_gpu_limits *t, siz
     printf("\nWhy not:\n\n");
     for (size_t i = 0; i < notes.count; ++i)
         printf("%zu. %s\n", i + 1, notes.text[i]);
+}
+
+/* 1 when @p impl runs on GPU @p g of the table, on the first preset it takes. */
+static int runs_on(const page_preset *presets, const hist_impl *impl, const hist_gpu_limits *t,
+                   size_t rows, size_t g) {
+    hist_device dev;
+    hist_device_of_limits(&t[g], &dev);
+    return !hist_impl_unsupported(impl, &preset_of(presets, impl, t, rows)->p, &dev);
+}
+
+/** @brief The longest text of the GPUs an implementation does not run on, with the reasons. */
+#define MISSING_TEXT 1024
+
+/* The GPUs of the table @p impl does not run on, grouped by reason in the order they come:
+   "not on `t4`, `a100` (why); not on `rtx5090` (why)" into @p out ("" where it runs on all). */
+static void missing_gpus(const page_preset *presets, const hist_impl *impl,
+                         const hist_gpu_limits *t, size_t rows, char *out) {
+    footnotes reasons = {.count = 0};
+    size_t reason_of[64] = {0}; /* per GPU: its reason's number, 0 where it runs */
+    for (size_t g = 0; g < rows && g < 64; ++g) {
+        hist_device dev;
+        hist_device_of_limits(&t[g], &dev);
+        const char *why = hist_impl_unsupported(impl, &preset_of(presets, impl, t, rows)->p, &dev);
+        reason_of[g] = why ? reason_number(&reasons, why) : 0;
+    }
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t r = 1; r <= reasons.count; ++r) {
+        len += (size_t)snprintf(out + len, MISSING_TEXT - len, "%snot on", r > 1 ? "; " : "");
+        for (size_t g = 0, first = 1; g < rows && g < 64 && len < MISSING_TEXT; ++g)
+            if (reason_of[g] == r) {
+                len += (size_t)snprintf(out + len, MISSING_TEXT - len, "%s `%s`", first ? "" : ",",
+                                        t[g].name);
+                first = 0;
+            }
+        if (len < MISSING_TEXT)
+            len += (size_t)snprintf(out + len, MISSING_TEXT - len, " (%s)", reasons.text[r - 1]);
+        if (len >= MISSING_TEXT)
+            return;
+    }
+}
+
+/* One lesson's row of the per-lesson table: the GPUs of the table on which every GPU
+   implementation of the lesson runs, then the implementations that do not run on every one
+   (those with the same GPUs and reasons together), with the GPUs they do not run on and why. */
+static void print_lesson_row(const page_preset *presets, const hist_lesson *lesson,
+                             const hist_gpu_limits *t, size_t rows) {
+    printf("| %s |", lesson->folder);
+    size_t gpu_impls = 0, whole = 0;
+    for (size_t i = 0; i < *lesson->impl_count; ++i)
+        gpu_impls += lesson->impls[i].where != HIST_HOST;
+    if (gpu_impls == 0) {
+        printf(" no GPU: any CPU | |\n");
+        return;
+    }
+    for (size_t g = 0; g < rows; ++g) {
+        int all = 1;
+        for (size_t i = 0; i < *lesson->impl_count && all; ++i)
+            all = lesson->impls[i].where == HIST_HOST ||
+                  runs_on(presets, &lesson->impls[i], t, rows, g);
+        if (all)
+            printf("%s `%s`", whole++ ? "," : "", t[g].name);
+    }
+    printf("%s |", whole == rows ? " (every GPU of the table)" : whole ? "" : " none");
+    char missing[32][MISSING_TEXT];
+    const size_t n = *lesson->impl_count < 32 ? *lesson->impl_count : 32;
+    for (size_t i = 0; i < n; ++i)
+        if (lesson->impls[i].where == HIST_HOST)
+            missing[i][0] = '\0';
+        else
+            missing_gpus(presets, &lesson->impls[i], t, rows, missing[i]);
+    const char *sep = " ";
+    for (size_t i = 0; i < n; ++i) {
+        int shown = missing[i][0] == '\0'; /* nothing to say, or said with an earlier one */
+        for (size_t k = 0; k < i && !shown; ++k)
+            shown = strcmp(missing[k], missing[i]) == 0;
+        if (shown)
+            continue;
+        printf("%s`%s`", sep, lesson->impls[i].name);
+        for (size_t k = i + 1; k < n; ++k)
+            if (strcmp(missing[k], missing[i]) == 0)
+                printf(", `%s`", lesson->impls[k].name);
+        printf(": %s", missing[i]);
+        sep = "; ";
+    }
+    printf(" |\n");
+}
+
+/* Which GPU each lesson needs, lesson by lesson (docs/DAY00.md). */
+static void print_lessons(const page_preset *presets, const hist_gpu_limits *t, size_t rows) {
+    printf("| lesson | every implementation runs on | what does not run on every GPU |\n"
+           "|---|---|---|\n");
+    for (size_t l = 0; l < course_lesson_count; ++l)
+        print_lesson_row(presets, &course_lessons[l], t, rows);
 }
 
 /* 1 when implementations @p a and @p b choose the same plan on every GPU of the table. */
@@ -190,15 +286,37 @@ static void print_plans(const page_preset *presets, const hist_gpu_limits *t, si
 }
 
 /**
- * @brief Print the page's generated tables (Markdown) to standard output.
- * @return 0, or 3 if the registries are broken
+ * @brief Print the page's generated tables (Markdown) to standard output; with `--lessons`, the
+ *        table of docs/DAY00.md instead: which GPU each lesson needs.
+ * @return 0, 2 on a usage error, or 3 if the registries are broken
+ * @param argc argument count
+ * @param argv the arguments: `--lessons`, `--help`
  */
-int main(void) {
+int main(int argc, char **argv) {
+    int lessons = 0;
+    const hist_extra_option extra[] = {
+        {.name = "lessons",
+         .help = "print docs/DAY00.md's table instead: which GPU each lesson needs",
+         .flag = &lessons},
+    };
+    const hist_program prog = {
+        .name = "gpus_page",
+        .about = "The tables of docs/GPUS.md (make tables), from the limits table and every "
+                 "registry.",
+        .refused = "preset bits rows channels lo hi width values dist seed input save-input impl "
+                   "reps warmup threads output csv results require-gpu gpu-limits keep-sms list",
+        .extra = extra,
+        .n_extra = 1,
+    };
+    hist_options o;
+    const int done = hist_program_options(&prog, argc, argv, &o);
+    if (done >= 0)
+        return done;
     if (hist_check_lessons(course_lessons, course_lesson_count) != HIST_OK) {
         fprintf(stderr, "gpus_page: broken lesson registry: %s\n", hist_last_error());
         return 3;
     }
-    static const char *const names[PRESETS] = {"main", "pmpp", "u16"};
+    static const char *const names[PRESETS] = {"main", "pmpp", "u16", "u16x8"};
     page_preset presets[PRESETS];
     for (size_t k = 0; k < PRESETS; ++k) {
         hist_dataset d;
@@ -209,6 +327,10 @@ int main(void) {
     size_t rows = 0;
     const hist_gpu_limits *t = hist_gpu_limits_table(&rows);
     printf("<!-- generated by make tables (common/course/gpus_page.c): do not edit -->\n");
+    if (lessons) {
+        print_lessons(presets, t, rows);
+        return 0;
+    }
     print_limits(t, rows);
     print_runs(presets, t, rows);
     print_plans(presets, t, rows);

@@ -24,6 +24,24 @@ extern const hist_impl wrong_device_impls[];
 /** @brief How many entries wrong_device_impls holds. */
 extern const size_t wrong_device_impl_count;
 
+/** @brief Host implementations that game a timing which calls them again and again on one input:
+ *         one keeps its first answer to a problem and returns it for every later call of that
+ *         problem, one returns its last answer when the input is at the same address. Each is
+ *         right on the first input it counts and on every repetition of it; the graded timing
+ *         (common/fresh.h: a fresh input for every call, every output checked) must catch both. */
+extern const hist_impl wrong_host_cheats[];
+/** @brief How many entries wrong_host_cheats holds. */
+extern const size_t wrong_host_cheat_count;
+/** @brief The device cheats: the same two, their answers kept in device memory (a `__device__`
+ *         array). */
+extern const hist_impl wrong_device_cheats[];
+/** @brief How many entries wrong_device_cheats holds. */
+extern const size_t wrong_device_cheat_count;
+/** @brief The host flaws' loop without a flaw: the control, which the graded timing accepts. */
+extern const hist_impl wrong_host_flawless;
+/** @brief The device flaws' kernel without a flaw: the control. */
+extern const hist_impl wrong_device_flawless;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /**
  * @file wrong_device.cu
- * @brief The device flaws (wrong.h): day 02's grid-stride kernel with one mistake each, and the
- *        racy increment.
+ * @brief The device flaws (wrong.h): day 02's grid-stride kernel with one mistake each, the racy
+ *        increment, and two that game a timing which repeats its input.
  */
 #include "cuda_check.h"
 #include "device.cuh"
@@ -21,7 +21,8 @@ enum flaw {
     COUNTERS_16_BIT,
     RACY,
     BLOCK_16_BIT,
-    FLOAT_COUNTS
+    FLOAT_COUNTS,
+    FLAWLESS
 };
 
 /** @brief One sample per grid-stride step; FLAW decides what goes wrong. */
@@ -162,6 +163,54 @@ template <int FLAW> static hist_status run_large_count_flaw(const hist_args *a) 
     return s;
 }
 
+/* ---- two cheats: right on any input they count, but they do not always count ---- */
+
+/** @brief Counters a cheat keeps: enough for the main preset's 512 channels x 256 bins. */
+#define KEPT_COUNTERS (512u * 256u)
+/** @brief The first answer to a problem, kept on the device between calls. */
+__device__ uint32_t kept_first_answer[KEPT_COUNTERS];
+/** @brief The last answer, kept on the device with its input's address. */
+__device__ uint32_t kept_answer_by_address[KEPT_COUNTERS];
+
+/** @brief What a cheat knows of the answer it keeps (state on purpose: keeping it is the cheat). */
+typedef struct kept_key {
+    int valid;              /**< 1 once an answer is kept */
+    hist_problem problem;   /**< the problem it answered */
+    const uint8_t *samples; /**< where that input was */
+} kept_key;
+
+static kept_key first_key, address_key;
+
+static bool same_problem(const hist_problem *a, const hist_problem *b) {
+    return a->rows == b->rows && a->channels == b->channels && a->binning.lo == b->binning.lo &&
+           a->binning.hi == b->binning.hi && a->binning.width == b->binning.width &&
+           hist_sample_bits(a) == hist_sample_bits(b);
+}
+
+/** @brief BY_ADDRESS 0: the first answer to a problem for every later call of it; 1: the last
+ *  answer when the input is at the same address. Otherwise a count, whose answer it keeps. */
+template <int BY_ADDRESS> static hist_status run_cheat(const hist_args *a) {
+    kept_key *key = BY_ADDRESS ? &address_key : &first_key;
+    uint32_t *kept = NULL;
+    if (BY_ADDRESS)
+        HIST_CUDA_TRY(cudaGetSymbolAddress((void **)&kept, kept_answer_by_address));
+    else
+        HIST_CUDA_TRY(cudaGetSymbolAddress((void **)&kept, kept_first_answer));
+    const uint64_t counters = hist_counters(a->problem);
+    const size_t bytes = (size_t)counters * sizeof(uint32_t);
+    if (key->valid && same_problem(&key->problem, a->problem) &&
+        (!BY_ADDRESS || key->samples == a->samples)) {
+        HIST_CUDA_TRY(cudaMemcpyAsync(a->hist, kept, bytes, cudaMemcpyDeviceToDevice));
+        return HIST_OK;
+    }
+    const hist_status s = run_wrong<FLAWLESS>(a);
+    if (s != HIST_OK || counters > KEPT_COUNTERS)
+        return s;
+    HIST_CUDA_TRY(cudaMemcpyAsync(kept, a->hist, bytes, cudaMemcpyDeviceToDevice));
+    *key = kept_key{1, *a->problem, a->samples};
+    return HIST_OK;
+}
+
 /** @brief One registry entry of a flawed kernel. */
 #define WRONG_IMPL(name, summary, flaw)                                                            \
     { name, HIST_DEVICE, summary, "any", NULL, NULL, run_wrong<flaw> }
@@ -194,3 +243,29 @@ const hist_impl wrong_device_impls[] = {
 };
 /** @brief How many entries wrong_device_impls holds. */
 const size_t wrong_device_impl_count = sizeof wrong_device_impls / sizeof wrong_device_impls[0];
+
+/** @brief The device cheats, one entry each. */
+const hist_impl wrong_device_cheats[] = {
+    {
+        .name = "gpu_keeps_first_answer",
+        .where = HIST_DEVICE,
+        .summary = "returns its first answer to a problem (kept in device memory) for every later "
+                   "call of it",
+        .constraints = "any",
+        .run = run_cheat<0>,
+    },
+    {
+        .name = "gpu_keys_on_address",
+        .where = HIST_DEVICE,
+        .summary = "returns its last answer (kept in device memory) when the input is at the same "
+                   "address",
+        .constraints = "any",
+        .run = run_cheat<1>,
+    },
+};
+/** @brief How many entries wrong_device_cheats holds. */
+const size_t wrong_device_cheat_count = sizeof wrong_device_cheats / sizeof wrong_device_cheats[0];
+
+/** @brief The flaws' grid-stride kernel without a flaw: the control. */
+const hist_impl wrong_device_flawless = WRONG_IMPL(
+    "gpu_flawless", "the grid-stride kernel every flaw above starts from, without one", FLAWLESS);

@@ -1,7 +1,9 @@
 /**
  * @file wrong_host.c
- * @brief The host flaws (wrong.h): the reference loop with one mistake each.
+ * @brief The host flaws (wrong.h): the reference loop with one mistake each, and two that game a
+ *        timing which repeats its input.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "wrong.h"
@@ -10,7 +12,7 @@
 #define WRONG_CHUNK_ROWS 64
 #define WRONG_GROUP_CHANNELS 32
 
-enum flaw { NO_ZERO, DROP_LAST_ROWS, DROP_LAST_GROUP, OUTSIDE_RANGE, COUNTERS_16_BIT };
+enum flaw { NO_ZERO, DROP_LAST_ROWS, DROP_LAST_GROUP, OUTSIDE_RANGE, COUNTERS_16_BIT, FLAWLESS };
 
 static hist_status count_with(const hist_args *a, enum flaw flaw) {
     const hist_problem *p = a->problem;
@@ -55,6 +57,60 @@ static hist_status outside_range(const hist_args *a) {
 static hist_status counters_16_bit(const hist_args *a) {
     return count_with(a, COUNTERS_16_BIT);
 }
+static hist_status flawless(const hist_args *a) {
+    return count_with(a, FLAWLESS);
+}
+
+/* ---- two cheats: right on any input they count, but they do not always count ---- */
+
+/** @brief An answer a cheat keeps between calls (state on purpose: keeping it is the cheat). */
+typedef struct kept_answer {
+    int valid;              /**< 1 once an answer is kept */
+    hist_problem problem;   /**< the problem it answered */
+    const uint8_t *samples; /**< where that input was */
+    uint32_t *hist;         /**< the answer */
+} kept_answer;
+
+static kept_answer first_answer, answer_by_address;
+
+static int same_problem(const hist_problem *a, const hist_problem *b) {
+    return a->rows == b->rows && a->channels == b->channels && a->binning.lo == b->binning.lo &&
+           a->binning.hi == b->binning.hi && a->binning.width == b->binning.width &&
+           hist_sample_bits(a) == hist_sample_bits(b);
+}
+
+/* Count, and keep the answer (with its problem and its input's address) for later calls. */
+static hist_status count_and_keep(const hist_args *a, kept_answer *k) {
+    const size_t bytes = (size_t)hist_counters(a->problem) * sizeof(uint32_t);
+    count_with(a, FLAWLESS);
+    uint32_t *hist = realloc(k->hist, bytes > 0 ? bytes : 1);
+    if (!hist)
+        return HIST_OK; /* nothing kept: an honest call */
+    memcpy(hist, a->hist, bytes);
+    *k = (kept_answer){1, *a->problem, a->samples, hist};
+    return HIST_OK;
+}
+
+/* The kept answer when @p reuse, else a count. */
+static hist_status kept_or_counted(const hist_args *a, kept_answer *k, int reuse) {
+    if (!reuse)
+        return count_and_keep(a, k);
+    memcpy(a->hist, k->hist, (size_t)hist_counters(a->problem) * sizeof(uint32_t));
+    return HIST_OK;
+}
+
+/* Counts the first input of a problem, then returns that answer for every later call of it. */
+static hist_status keeps_first_answer(const hist_args *a) {
+    kept_answer *k = &first_answer;
+    return kept_or_counted(a, k, k->valid && same_problem(&k->problem, a->problem));
+}
+
+/* Counts an input unless it is at the address of the last one it counted (and of its problem). */
+static hist_status keys_on_address(const hist_args *a) {
+    kept_answer *k = &answer_by_address;
+    return kept_or_counted(
+        a, k, k->valid && same_problem(&k->problem, a->problem) && k->samples == a->samples);
+}
 
 /** @brief The host flaws, one entry each. */
 const hist_impl wrong_host_impls[] = {
@@ -96,3 +152,32 @@ const hist_impl wrong_host_impls[] = {
 };
 /** @brief How many entries wrong_host_impls holds. */
 const size_t wrong_host_impl_count = sizeof wrong_host_impls / sizeof wrong_host_impls[0];
+
+/** @brief The host cheats, one entry each. */
+const hist_impl wrong_host_cheats[] = {
+    {
+        .name = "host_keeps_first_answer",
+        .where = HIST_HOST,
+        .summary = "returns its first answer to a problem for every later call of it",
+        .constraints = "any",
+        .run = keeps_first_answer,
+    },
+    {
+        .name = "host_keys_on_address",
+        .where = HIST_HOST,
+        .summary = "returns its last answer when the input is at the same address",
+        .constraints = "any",
+        .run = keys_on_address,
+    },
+};
+/** @brief How many entries wrong_host_cheats holds. */
+const size_t wrong_host_cheat_count = sizeof wrong_host_cheats / sizeof wrong_host_cheats[0];
+
+/** @brief The reference loop without a flaw: the control. */
+const hist_impl wrong_host_flawless = {
+    .name = "host_flawless",
+    .where = HIST_HOST,
+    .summary = "the reference loop every flaw above starts from, without one",
+    .constraints = "any",
+    .run = flawless,
+};

@@ -13,7 +13,15 @@ archs:
 	@set -e; for a in $(NVCC_ARCHS) all; do \
 	  $(MAKE) --no-print-directory -s all test-programs ARCH=$$a >/dev/null; echo "archs: $$a built, every lesson and test"; \
 	done; skipped="$(filter-out $(NVCC_ARCHS),$(COURSE_ARCHS))"; \
-	[ -z "$$skipped" ] || echo "archs: skipped $$skipped: this nvcc ($(NVCC)) cannot build them (a newer CUDA toolkit can)"
+	[ -z "$$skipped" ] || echo "archs: skipped $$skipped: this nvcc ($(NVCC), CUDA $(NVCC_VERSION)) cannot build them (a newer CUDA toolkit can)"
+
+# A build to carry to another machine, e.g. one made by nvcc 12.4 to a GPU machine that has only
+# CUDA 13: every program and test of this configuration, the tests naming the programs from the
+# checkout's root (TEST_ROOT=.), packed into build/carry-CONFIG.tar.xz (tools/build/carry.sh says
+# what to run there)
+.PHONY: carry
+carry: all test-programs
+	@NVCC=$(NVCC) tools/build/carry.sh $(BUILD) build/carry-$(CONFIG).tar.xz
 
 # The rules of docs/ARCHITECTURE.md: its folders, includes only downwards, short functions (CI)
 check-architecture:

@@ -3,6 +3,8 @@
 # has of it, and for each missing piece what it turns off and the command that brings it.
 nvcc=$1 min=$2 course=$3
 line() { printf '%-10s %s\n' "$1" "$2"; }
+sudo="sudo " # the advice's install commands: as they are typed by this user (root needs no sudo)
+[ "$(id -u)" -ne 0 ] || sudo=""
 
 problem=$(tools/build/check-toolkit.sh "$nvcc" "$min")
 version=$("$nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
@@ -28,7 +30,7 @@ else
 fi
 
 if tools/build/ensure-deps.sh --check cmocka; then line cmocka "found${CMOCKA_ROOT:+ in CMOCKA_ROOT=$CMOCKA_ROOT}"
-else line cmocka "missing: make test cannot build the tests; sudo apt-get install libcmocka-dev (offline: README.md, \"Offline machines\")"; fi
+else line cmocka "missing: make test cannot build the tests; ${sudo}apt-get install libcmocka-dev (offline: README.md, \"Offline machines\")"; fi
 
 nccl=$(make -s --no-print-directory nccl-info DAY=07 2>/dev/null)
 line NCCL "$(printf '%s\n' "$nccl" | sed -n 's/^NCCL //p')"
@@ -36,7 +38,7 @@ line MPI "$(printf '%s\n' "$nccl" | sed -n 's/^MPI //p')"
 
 tool() { # NAME WHAT-IT-TURNS-OFF PACKAGES (present as ensure-deps.sh judges it)
     if tools/build/ensure-deps.sh --check "$1"; then line "$1" "$("$1" --version 2>&1 | head -n 1)"
-    else line "$1" "missing: $2; sudo apt-get install $3"; fi
+    else line "$1" "missing: $2; ${sudo}apt-get install $3"; fi
 }
 tool doxygen "no notes (make docs)" "doxygen graphviz"
 tool gnuplot "no charts (make plot, make tables)" gnuplot-nox
@@ -46,5 +48,5 @@ if command -v python3 >/dev/null 2>&1; then
     set -- $mods
     line python3 "$(python3 --version 2>&1); numpy: $2, torch: $4$([ "$2" = no ] && echo " (numpy: the .npy checks of the README; pip install numpy)")"
 else
-    line python3 "missing: no tables, no notes; sudo apt-get install python3"
+    line python3 "missing: no tables, no notes; ${sudo}apt-get install python3"
 fi

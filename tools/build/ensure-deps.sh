@@ -1,7 +1,11 @@
 #!/bin/sh
 # ensure-deps.sh [--check] NAME...: make sure a tool the course needs is here (cmocka, doxygen,
 # gnuplot, fuzzer: clang with libFuzzer, python3 for make tables).
-# Installs it with apt-get when running as root; otherwise stops with the exact command to run.
+# Installs it with apt-get when running as root, after one line that says what it installs and
+# why (on file descriptor 3 where it is open: make's $(call need) points it at the terminal, whose
+# standard error it keeps for the one line of a failure); otherwise stops with the exact command to
+# run. With CMOCKA_ROOT set, CMocka is looked for there only: never installed, and a CMOCKA_ROOT
+# without include/cmocka.h is refused at once in the one offline line.
 # --check: only say, by the exit status, whether every NAME is here (make doctor).
 set -eu
 
@@ -20,6 +24,22 @@ have() {
             clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null ;;
     *) echo "ensure-deps.sh: unknown dependency '$1'" >&2; exit 2 ;;
     esac
+}
+
+# what needs DEP, for the line said before it is installed
+needed_by() {
+    case "$1" in
+    cmocka) echo "make test builds its tests with it" ;;
+    doxygen) echo "make docs builds the notes with it" ;;
+    gnuplot) echo "the charts are drawn with it" ;;
+    python3) echo "the tables and the pages' checks run on it" ;;
+    fuzzer) echo "make fuzz builds the fuzzers with it" ;;
+    esac
+}
+
+# a line to the terminal (file descriptor 3 where it is open), else to standard output
+say() {
+    { printf '%s\n' "$*" >&3; } 2>/dev/null || printf '%s\n' "$*"
 }
 
 packages() {
@@ -51,10 +71,16 @@ offline() {
 }
 
 for dep in "$@"; do
+    if [ "$dep" = cmocka ] && [ -n "${CMOCKA_ROOT:-}" ]; then # the user's own copy, never installed
+        [ -f "$CMOCKA_ROOT/include/cmocka.h" ] ||
+            offline cmocka "CMOCKA_ROOT=$CMOCKA_ROOT has no include/cmocka.h"
+        have cmocka || offline cmocka "CMOCKA_ROOT=$CMOCKA_ROOT has include/cmocka.h, but no libcmocka in lib/ that links"
+        continue
+    fi
     have "$dep" && continue
     pkgs=$(packages "$dep")
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "$dep is missing: installing $pkgs with apt-get"
+        say "$dep is missing ($(needed_by "$dep")): installing $pkgs with apt-get as root (a minute at most; without a network it stops with the offline commands)"
         export DEBIAN_FRONTEND=noninteractive
         log=$(mktemp)
         # shellcheck disable=SC2086

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 make_args=""
 if ls .deps/*.deb >/dev/null 2>&1; then
+    echo "lab-check: unpacking .deps/*.deb into /tmp/sysroot (dpkg -x, nothing installed): the tests' CMocka, as CMOCKA_ROOT=/tmp/sysroot/usr"
     mkdir -p /tmp/sysroot && for f in .deps/*.deb; do dpkg -x "$f" /tmp/sysroot; done
     make_args="CMOCKA_ROOT=/tmp/sysroot/usr"
 fi

@@ -4,6 +4,11 @@ which CI runs; `make docs` runs it too).
   - links: every relative link or image of a page names a file of the repository (its #anchor
     aside), and every other `NAME.md` a page names is a page of the repository (no page outside
     it, such as a development note, is cited);
+  - what a page names is here, in this edition (the student edition too, where the instructor's
+    files are left out): every path of the repository (`tests/wrong/`, `day07_scale/NOTES.md`),
+    file name (`test_wrong.c`), test (`test_lesson`) and page (`ANSWERS.md`; "the notebook" is
+    the lesson's NOTES.md), and every section named with a link (`[day 00](docs/DAY00.md)'s *The
+    two roofs*`); the make targets a page names are tried by check_commands.py;
   - images: every file in docs/images is shown by some page;
   - "above" and "below": a section named in italics next to either word (`*Plans* above`,
     `(*Step 8* below)`) is a heading of the same page, on the side the word says;
@@ -11,7 +16,11 @@ which CI runs; `make docs` runs it too).
     `*Stale: ...*` notes `make tables` writes under a table measured before its code changed); a
     lesson is at most LESSON_WORDS words: what is not the lesson goes to its notebook page, NOTES.md.
 
-Exit status 1, with one line per problem."""
+Exit status 1, with one line per problem. `--known FILE` first: the problems FILE lists (one a
+line, as printed but without the line number, `check-pages: PAGE: problem`; its lines for
+check_commands.py are that tool's) are printed as known and not counted, and a line of FILE that
+matches no problem is one (make check-pages: tools/notes/known-pages.txt; tests/student-check.sh:
+tools/notes/known-student-pages.txt, for the student edition: pages still to be fixed)."""
 import bisect
 import glob
 import os
@@ -20,9 +29,19 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 LESSON_WORDS = 3000
-#: the pages the student edition leaves out (tools/student/instructor-only.txt, absent there)
-INSTRUCTOR_PAGES = {"ANSWERS.md", "NOTES.md"}
-STUDENT_EDITION = not os.path.exists(os.path.join(ROOT, "tools", "student", "instructor-only.txt"))
+#: what a page may name that is not a file of the repository: a template's placeholders
+#: (docs/LESSON_CONTRACT.md), a system header, the notes that make docs writes
+NOT_FILES = {"main.c", "kernel.cu", "demo.c", "mpi.h", "docs/html"}
+#: a path of the repository: from one of its top-level folders (CI's .ci included)
+REPO_PATH = re.compile(r"(?<![\w/.~$-])((?:\.ci|common|tests|tools|docs|day\d\d_[a-z0-9_]+)/[\w./*-]*)")
+#: a file's name alone, of a kind the course keeps
+FILE_NAME = re.compile(r"(?<![\w/.<$-])([A-Za-z_][\w-]*\.(?:c|cu|cuh|h|py|sh|mk|gp|txt|csv|svg))\b")
+#: a pattern, not a name: dayNN_name, tools/GROUP/GROUP.mk, OUT.csv, build/CONFIG/
+PLACEHOLDER = re.compile(r"NN|GROUP|NAME|TAG|CONFIG|FILE|[*<>{}]|^[A-Z_]+\.\w+$")
+TEST_NAME = re.compile(r"(?<![\w/.-])(test_[a-z0-9_]+)\b(?!\.\w)")
+NOTEBOOK = re.compile(r"\bnotebooks?\b", re.I)
+#: a section of another page: a link to it, then 's and the section's name in italics
+LINKED_SECTION = re.compile(r"\]\(([^)#\s]+\.md)\)'s \*([^*\n]+)\*")
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 MD_NAME = re.compile(r"(?<![\w/.:-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.md)\b")
 NEAR = re.compile(r"\*([A-Z][^*\n]{1,60}?)\*\)?,?\s+(above|below)\b|\b(above|below)\s+\(\*([A-Z][^*\n]{1,60}?)\*")
@@ -58,10 +77,56 @@ def check_links(page, lines, raw, problems):
         bare = re.sub(r"https?://\S+", "", LINK.sub("", line))
         for name in MD_NAME.findall(bare):
             base = os.path.basename(name)
-            if STUDENT_EDITION and base in INSTRUCTOR_PAGES:
-                continue  # named (what the instructors have), not there: the student edition
             if not glob.glob(os.path.join(ROOT, "**", base), recursive=True):
-                problems.append(f"{name_of_page}:{n}: names {name}, a page the repository does not hold")
+                problems.append(f"{name_of_page}:{n}: names {name}, a page this edition does not hold")
+
+
+def test_names():
+    """Every test_* name of the edition's tests: their files and the functions they define."""
+    names = set()
+    for path in glob.glob(os.path.join(ROOT, "tests", "*.c")) + \
+            glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "test_*.c")):
+        names.add(os.path.splitext(os.path.basename(path))[0])
+        names.update(re.findall(r"\b(test_\w+)\s*\(", open(path, encoding="utf-8").read()))
+    return names
+
+
+def check_named(page, raw, problems, tests):
+    """What a page names (paths, file names, tests, the notebook, other pages' sections) is in
+    this edition: in the student edition, what only the instructors have is not."""
+    here, name_of_page = os.path.dirname(page), os.path.relpath(page, ROOT)
+    lesson = re.match(r"day\d\d_[^/]+/", name_of_page)
+    for n, line in enumerate(raw, 1):
+        line = re.sub(r"https?://\S+", "", line)
+        for path in REPO_PATH.findall(line):
+            path = path.rstrip(".,:;/")
+            if path in NOT_FILES or PLACEHOLDER.search(path):
+                continue
+            if not os.path.exists(os.path.join(ROOT, path)):
+                problems.append(f"{name_of_page}:{n}: names {path}, which this edition does not have")
+        for name in FILE_NAME.findall(line):
+            if name in NOT_FILES or PLACEHOLDER.search(name):
+                continue
+            if not glob.glob(os.path.join(ROOT, "**", name), recursive=True):
+                problems.append(f"{name_of_page}:{n}: names {name}, a file this edition does not have")
+        for name in TEST_NAME.findall(line):
+            if not PLACEHOLDER.search(name) and name not in tests:
+                problems.append(f"{name_of_page}:{n}: names the test {name}, which this edition does not have")
+        if NOTEBOOK.search(line) and "NOTES.md" not in line:
+            notes = os.path.join(here, "NOTES.md") if lesson else None
+            if not (os.path.exists(notes) if notes else glob.glob(os.path.join(ROOT, "*", "NOTES.md"))):
+                problems.append(f"{name_of_page}:{n}: names the notebook (NOTES.md), a page this "
+                                f"edition does not hold")
+        for target, section in LINKED_SECTION.findall(line):
+            path = os.path.normpath(os.path.join(here, target))
+            if not os.path.exists(path):
+                continue  # the link's own problem
+            titles = [HEADING.match(l).group(1).lower() for l in prose_lines(open(path).read())
+                      if HEADING.match(l)]
+            key = " ".join(section.lower().rstrip(".").split())
+            if not any(key in t for t in titles):
+                problems.append(f"{name_of_page}:{n}: names the section *{section}* of {target}, "
+                                f"which it does not have here")
 
 
 def check_near(page, lines, problems):
@@ -98,13 +163,39 @@ def check_length(page, text, problems):
                         f"lesson to its notebook page (NOTES.md)")
 
 
-def main(pages):
-    problems, shown = [], set()
+def known_problems(argv):
+    """--known FILE's lines (blank and # lines aside), and the rest of the arguments."""
+    if argv[:1] != ["--known"]:
+        return None, argv
+    with open(argv[1]) as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")], argv[2:]
+
+
+def apply_known(tool, problems, known):
+    """The problems left once those of the known list are printed as known; a line of the list
+    (`TOOL: PAGE: problem`, the line number left out) that matches none is a problem."""
+    if known is None:
+        return problems
+    def unnumbered(p):
+        return f"{tool}: " + re.sub(r"^([^:]+):\d+: ", r"\1: ", p)
+    mine = [k for k in known if k.startswith(f"{tool}: ")]
+    for p in problems:
+        if unnumbered(p) in mine:
+            print(f"{tool}: known, to be fixed: {p}")
+    seen = {unnumbered(p) for p in problems}
+    return [p for p in problems if unnumbered(p) not in mine] + \
+        [f"the known list's line matches no problem now (delete it): {k}" for k in mine if k not in seen]
+
+
+def main(argv):
+    known, pages = known_problems(argv)
+    problems, shown, tests = [], set(), test_names()
     for page in pages:
         page = os.path.abspath(page)
         text = open(page).read()
         lines = prose_lines(text)
         check_links(page, lines, text.split("\n"), problems)
+        check_named(page, text.split("\n"), problems, tests)
         check_near(os.path.relpath(page, ROOT), lines, problems)
         check_length(page, text, problems)
         for target in LINK.findall(text):
@@ -112,6 +203,7 @@ def main(pages):
     for image in sorted(glob.glob(os.path.join(ROOT, "docs", "images", "*"))):
         if os.path.normpath(image) not in shown:
             problems.append(f"docs/images/{os.path.basename(image)}: no page shows it")
+    problems = apply_known("check-pages", problems, known)
     for p in problems:
         print(f"check-pages: {p}")
     print(f"check-pages: {len(pages)} pages, {'no problem' if not problems else f'{len(problems)} problems'}")

@@ -105,8 +105,9 @@ def day05_padded():
         s.text(x0 - 6, y0 + b * 30 + 18, f"byte {b}", 9, "end")
     s.text(x0, y0 + 4 * 30 + 22, "bank of (ch, v) = (5w + b + v) mod 32 for ch = 4w + b: the 16 "
            "lanes of one byte position use 16 different banks, whatever v is.", 11)
-    s.text(x0, y0 + 4 * 30 + 40, "Without the padding (ch * 256 + v) all 16 would use bank "
-           "v mod 32: a 16-way conflict on constant data (exercise 2 measures it).", 11)
+    s.text(x0, y0 + 4 * 30 + 40, "Without the padding (ch * 256 + v) each lane would use bank "
+           "v mod 32 of its own v: a 16-way conflict on constant data (exercise 2 asks what it "
+           "costs on uniform data).", 11)
     # the table
     ty = y0 + 4 * 30 + 70
     s.text(x0, ty, "the table: 64 rows of 258 words (256 bins, then padding); 66,048 bytes", 11,

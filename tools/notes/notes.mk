@@ -6,10 +6,25 @@
 # Lessons page, the Exercises page and one results page per GPU with kept data (DATA_TAGS).
 DATA_TAGS := $(sort $(patsubst docs/data/%_main_uniform.csv,%,$(wildcard docs/data/*_main_uniform.csv)))
 # What a reader would trip over (tools/notes/check_pages.py): links and page names that resolve,
-# every image shown, "above"/"below" that point the right way, each lesson's length.
+# every file, page and section a page names there (in the student edition too), every image
+# shown, "above"/"below" that point the right way, each lesson's length; and every make command
+# a page shows, dry-run (tools/notes/check_commands.py).
+# KNOWN_PROBLEMS=FILE: the problems FILE lists are printed as known, not counted; a line of it
+# that matches no problem is one (default: tools/notes/known-pages.txt, instructor edition only;
+# tests/student-check.sh names tools/notes/known-student-pages.txt for the student edition).
 PAGES = README.md docs/*.md tools/README.md tools/*/README.md $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.md))
+KNOWN_PROBLEMS ?= $(wildcard tools/notes/known-pages.txt)
+KNOWN_OPTION = $(if $(KNOWN_PROBLEMS),--known "$(KNOWN_PROBLEMS)")
 check-pages:
-	@python3 tools/notes/check_pages.py $(PAGES)
+	@status=0; python3 tools/notes/check_pages.py $(KNOWN_OPTION) $(PAGES) || status=1; \
+	  python3 tools/notes/check_commands.py $(KNOWN_OPTION) $(PAGES) || status=1; exit $$status
+
+# Every command a page shows, tried after a build: the make commands dry-run, each ./build/
+# program with --help (its options and --impl names among those it lists). CI runs it, and
+# tests/student-check.sh in the student edition.
+.PHONY: check-commands
+check-commands: all
+	@python3 tools/notes/check_commands.py $(KNOWN_OPTION) --programs $(PAGES)
 
 docs: check-pages
 	$(call need,doxygen python3)

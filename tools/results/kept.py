@@ -2,6 +2,7 @@
 profiles, the probe and other kept outputs; how their values are formatted; the provenance line
 under each table. tables.py's docstring says how a page names them."""
 import csv
+import glob
 import os
 import re
 
@@ -141,7 +142,7 @@ def run_value(row, field):
 
 
 HEAD = {"preset": "preset", "dist": "data", "run": "run", "impl": "version", "median": "median",
-        "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor",
+        "min": "min", "e2e": "end-to-end", "gbps": "GB/s", "pct": "% of floor", "pct1": "% of floor",
         "cleanpct": "% of clean-L2 read", "floor": "floor", "ceiling": "shared-atomic ceiling",
         "ceilpct": "% of atomic ceiling", "vsref": "vs `cpu_reference`",
         "vsprev": "vs previous lesson", "shape": "rows x channels", "bins": "bins",
@@ -238,6 +239,25 @@ def kept_value(name, text):
                 if m:
                     return f"{m.group(1)} {m.group(2) or 'us'}"
     raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
+
+
+def lesson_folders():
+    """Every lesson folder (dayNN_name/ with a Makefile) in lesson order: the build's lesson list
+    (the top-level Makefile's ALL_LESSONS)."""
+    return [os.path.basename(os.path.dirname(m))
+            for m in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile")))]
+
+
+def gpu_lessons():
+    """The lesson folders whose registry has an entry that runs on the GPU (`.where` other than
+    HIST_HOST, as the registries in the lesson's sources declare it)."""
+    out = []
+    for lesson in lesson_folders():
+        for path in sorted(glob.glob(os.path.join(ROOT, lesson, "*.c*"))):
+            if re.search(r"\.where = HIST_(?!HOST\b)\w+", open(path, encoding="utf-8").read()):
+                out.append(lesson)
+                break
+    return out
 
 
 def kept_csv(name):

@@ -5,8 +5,8 @@ import glob
 import os
 import re
 from kept import (
-    Error, HEAD, METRICS, ROOT, data_path, fmt_ratio, fmt_time, kept_csv, load_profile, load_run,
-    probe_lines, prof_value, run_file, run_row, run_value, table)
+    Error, HEAD, METRICS, ROOT, data_path, fmt_ratio, fmt_time, kept_csv, lesson_folders,
+    load_profile, load_run, probe_lines, prof_value, run_file, run_row, run_value, table)
 
 
 # ---- the table kinds ----
@@ -193,26 +193,35 @@ def t_scaling(page, args):
     return table(["data", "threads", "`cpu_reference`", "`cpu_private`", "speed-up"], out), [name]
 
 
-def t_lessons(page, args):
-    o = kv(args, ("data",), ("library", "more"))
-    library = o.get("library", "gpu_cub").split(",")
-    _, rows, name = load_run(o["data"], "main/uniform")
-    gpu = rows[0]["gpu"]
+def lesson_rows(data, more):
+    """The rows of the lesson table and the progression chart: the course runner's main/uniform
+    run of DATA, each lesson's rows replaced by those of the first MORE run (RUN,...) in which
+    that lesson ran: a lesson's own run on the same preset (day 07's host-input pipelines), or
+    on the preset its samples need (day 08's u16: the main preset's bytes as 16-bit samples,
+    marked preset_shown), so that they say what the lesson's own table says. Rows in lesson
+    order; with the names of the runs read."""
+    _, rows, name = load_run(data, "main/uniform")
     names = [name]
-    for run in o.get("more", "").split(",") if o.get("more") else []:
-        # a lesson's own run on the same preset (day 07's host-input pipelines), or on the preset
-        # its samples need (day 08's u16: the main preset's bytes as 16-bit samples): its lessons'
-        # rows replace the course runner's, so that the table says what the lesson's own table says
-        _, extra, extra_name = load_run(o["data"], run)
+    for run in more.split(",") if more else []:
+        _, extra, extra_name = load_run(data, run)
         if run.split("/")[0] != "main":
             extra = [dict(r, preset_shown=run.split("/")[0]) if r.get("bits") == "16" else r
                      for r in extra]
-        own = {r["lesson"] for r in extra}
-        rows = [r for r in rows if r["lesson"] not in own] + extra
+        own = {r["lesson"] for r in extra if r["status"] == "ran"}
+        rows = [r for r in rows if r["lesson"] not in own] + [r for r in extra if r["lesson"] in own]
         names.append(extra_name)
+    order = {l: k for k, l in enumerate(lesson_folders())}
+    rows.sort(key=lambda r: order.get(r["lesson"], len(order)))  # stable: registry order kept
+    return rows, names
+
+
+def t_lessons(page, args):
+    o = kv(args, ("data",), ("library", "more"))
+    library = o.get("library", "gpu_cub").split(",")
+    rows, names = lesson_rows(o["data"], o.get("more", ""))
+    gpu = rows[0]["gpu"]
     out = []
-    for make in sorted(glob.glob(os.path.join(ROOT, "day[0-9][0-9]_*", "Makefile"))):
-        lesson = os.path.basename(os.path.dirname(make))
+    for lesson in lesson_folders():
         with open(os.path.join(ROOT, lesson, "README.md")) as f:
             title = re.sub(r"^# *Day [0-9]*: *", "", f.readline().strip())
         ran = [r for r in rows if r["lesson"] == lesson and r["status"] == "ran"
@@ -227,28 +236,35 @@ def t_lessons(page, args):
             pct += f" (on `{best['preset_shown']}`, the same bytes as 16-bit samples)"
         out.append([f"[{lesson}]({link})", title, run_value(best, "median") if best else "-", pct])
     body = table(["lesson", "what it teaches", f"best median, main preset ({gpu})", "% of floor"], out)
+    calls = []
     for impl in library:
         r = next((r for r in rows if r["implementation"] == impl and r["status"] == "ran"), None)
         if r:
             on = f" on `{r['preset_shown']}`" if r.get("preset_shown") else ""
-            body += ["", f"The library call for comparison: `{impl}` ({r['lesson']}) "
-                         f"{run_value(r, 'median')}, {run_value(r, 'pct')} of the floor{on}."]
+            calls.append(f"`{impl}` ({r['lesson']}) {run_value(r, 'median')}, "
+                         f"{run_value(r, 'pct')} of the floor{on}")
+    if calls:
+        body += ["", f"The library call{'s' if len(calls) > 1 else ''} for comparison: "
+                     f"{'; '.join(calls)}."]
     return body, names
 
 
 def t_csv(page, args):
     """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
-    only the columns named by cols=NAME,... (its header's names), and only the rows that start
-    with one of rows=ROW|ROW|... (a row's cells joined by commas, as `fig cell` finds a row), in
-    the file's order."""
+    only the columns named by cols=NAME,... (its header's names). rows=lessons: one row per
+    lesson folder, in lesson order, found by its first cell; a lesson the file lacks says that
+    it is not measured yet, and a row of no lesson folder is an error."""
     o = kv(args, ("file",), ("cols", "rows"))
     head, rows = kept_csv(o["file"])
-    if "rows" in o:
-        starts = o["rows"].split("|")
-        rows = [r for r in rows if any(",".join(r).startswith(w) for w in starts)]
-        missing = [w for w in starts if not any(",".join(r).startswith(w) for r in rows)]
-        if missing:
-            raise Error(f"docs/data/{o['file']} has no row that starts with {', '.join(missing)}")
+    if o.get("rows") not in (None, "lessons"):
+        raise Error("rows=lessons is the one choice of rows")
+    if o.get("rows") == "lessons":
+        lessons, by = lesson_folders(), {r[0]: r for r in rows}
+        gone = [k for k in by if k not in lessons]
+        if gone:
+            raise Error(f"docs/data/{o['file']}: rows of no lesson folder: {', '.join(gone)}")
+        rows = [by.get(l) or [l, f"not measured yet (no row in {o['file']})"] + [""] * (len(head) - 2)
+                for l in lessons]
     keep = list(range(len(head)))
     if "cols" in o:
         missing = [c for c in o["cols"].split(",") if c not in head]

@@ -31,26 +31,34 @@ tables: gpus-page charts
 	@python3 tools/results/test_tables.py
 	python3 tools/results/tables.py $(TABLE_PAGES)
 
-# The course's two charts, from the same kept data as the tables (the H100's main-preset run and
-# its sweep), drawn as SVG (text: the same data and gnuplot give the same bytes, so CI's diff
-# after make tables fails on a chart that no longer matches its data)
-CHART_RUN = docs/data/h100_main_uniform.csv
+# The course's two charts, from the same kept data as the tables (the runs of README.md's lesson
+# table: the H100's main-preset run, each lesson's rows from its own run where the table takes
+# them, day 07's and day 08's; and the sweep), drawn as SVG (text: the same data and gnuplot give
+# the same bytes, so CI's diff after make tables fails on a chart that no longer matches its data)
+CHART_RUN = $(BUILD)/progression.csv
 CHART_SWEEP = docs/data/h100_sweep.csv
 charts:
 	$(call need,gnuplot python3)
 	@python3 tools/notes/diagrams.py
+	@python3 tools/results/tables.py --chart-data README.md $(CHART_RUN)
 	@gnuplot -e "progression='$(CHART_RUN)'; sweep='$(CHART_SWEEP)'; outdir='docs/images'; formats='svg'" tools/results/plot.gp
 	@sed -i '/<desc>Produced by GNUPLOT/d' docs/images/progression.svg docs/images/sweep.svg
-	@echo "charts: docs/images/progression.svg from $(CHART_RUN), docs/images/sweep.svg from $(CHART_SWEEP), the lessons' diagrams from tools/notes/diagrams.py"
+	@echo "charts: docs/images/progression.svg from the runs of README.md's lesson table ($(CHART_RUN)), docs/images/sweep.svg from $(CHART_SWEEP), the lessons' diagrams from tools/notes/diagrams.py"
 
 # docs/GPUS.md's generated part (between its gpus-page markers): what runs where, and the plans,
-# from the limits table and the registries (no GPU needed); make tables runs it
+# from the limits table and the registries (no GPU needed); and docs/DAY00.md's table of which
+# GPU each lesson needs (between its gpus-lessons markers), from the same; make tables runs it
 .PHONY: gpus-page
+# $(call insert_generated,PAGE,MARKER,FILE): the lines between PAGE's <!-- MARKER --> and
+# <!-- /MARKER --> replaced by FILE's
+insert_generated = awk -v gen=$(3) '/^<!-- $(2) -->$$/ { print; while ((getline l < gen) > 0) print l; skip = 1; next } \
+	  /^<!-- \/$(2) -->$$/ { skip = 0 } !skip' $(1) > $(1).tmp && mv $(1).tmp $(1)
 gpus-page: $(GPUS_PAGE_BIN)
 	@./$(GPUS_PAGE_BIN) > $(BUILD)/gpus-page.md
-	@awk -v gen=$(BUILD)/gpus-page.md '/^<!-- gpus-page -->$$/ { print; while ((getline l < gen) > 0) print l; skip = 1; next } \
-	  /^<!-- \/gpus-page -->$$/ { skip = 0 } !skip' docs/GPUS.md > docs/GPUS.md.tmp && mv docs/GPUS.md.tmp docs/GPUS.md
-	@echo "gpus-page: docs/GPUS.md's tables from $(GPUS_PAGE_BIN)"
+	@./$(GPUS_PAGE_BIN) --lessons > $(BUILD)/gpus-lessons.md
+	@$(call insert_generated,docs/GPUS.md,gpus-page,$(BUILD)/gpus-page.md)
+	@$(call insert_generated,docs/DAY00.md,gpus-lessons,$(BUILD)/gpus-lessons.md)
+	@echo "gpus-page: docs/GPUS.md's tables and docs/DAY00.md's lesson table from $(GPUS_PAGE_BIN)"
 
 # ptxas's report (registers, spills, barriers) for the kernels of DAY's lessons, each kernel by its
 # name (c++filt, its parameters dropped); every build already fails on a register spill

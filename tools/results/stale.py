@@ -49,6 +49,15 @@ UNTIMED_CHANGES = [
     ("common/gpu.cu", "6706ae1",
      "hist_gpu_run_offset() passes the tests' caps (hist_caps) where it passed a block cap: a "
      "test's run, never a timed one (hist_gpu_time_impl() gained a comment only)"),
+] + [
+    (path, "6aa4bec", "without a GPU (or a GPU it cannot use) the program ends with exit status 4 "
+     "and one line on standard error: only the path that measures nothing changed")
+    for path in ("day02_naive/race_demo.c", "day06_roofline/probe.cu",
+                 "day06_roofline/breakdown.cu", "day07_scale/bigger.cu", "day07_scale/gpus.cu",
+                 "day09_clusters/cluster_probe.cu")
+] + [
+    ("day09_clusters/cluster_probe.cu", "43ad554",
+     "--keep-sms is refused as an option cluster_probe does not take: its command line only"),
 ]
 
 _diffs = {}

@@ -34,9 +34,9 @@ Nsight Compute's CSV. Table kinds:
              library calls (default gpu_cub) on a line of their own; lessons missing from main/uniform
              taken from the MORE runs (day 07's own run)
     text     file=FILE                                            a kept output, verbatim, as a code block
-    csv      file=FILE [cols=NAME,...] [rows=ROW|ROW...]          a kept CSV (a program's own table) as it is,
-             or only the named columns, and only the rows that start with a ROW (cells joined
-             by commas, as fig cell's ROW)
+    csv      file=FILE [cols=NAME,...] [rows=lessons]             a kept CSV (a program's own table) as it is,
+             or only the named columns; rows=lessons: a row per lesson folder, one not measured
+             saying so
     variants file=FILE                                            an exercise's kept runs (make answers)
     regions                                                       the code a student writes: every
              // SOLUTION region of the sources (read from them; no provenance line)
@@ -49,6 +49,9 @@ Nsight Compute's CSV. Table kinds:
 pages, from its own sources: a region's TODO where the instructor's page shows its solution).
 
 `tables.py --results-page TAG OUT` writes the notes' results page of one GPU (make docs).
+
+`tables.py --chart-data PAGE OUT` writes the progression chart's rows (make charts): the runs of
+PAGE's lesson table, every implementation that ran, as one runner's CSV.
 
 Figures (fig KIND ...):
 
@@ -67,6 +70,8 @@ Figures (fig KIND ...):
     cell FILE ROW COLUMN               in a kept CSV, COLUMN of the first row that starts with
                                        ROW (cells joined by commas), as it is (with the unit of
                                        a header such as "median (s)")
+    lessons gpu                        the lessons whose registry has a GPU entry, as one range of
+                                       their numbers (02-09), from the lesson folders
 """
 import csv
 import glob
@@ -75,9 +80,9 @@ import re
 import shlex
 import sys
 from kept import (
-    DATA, Error, cell_value, fmt_ratio, fmt_time, kept_value, load_run, probe_value, prof_value,
-    run_row, run_value, source_line, table)
-from kinds import KINDS, log_value
+    DATA, Error, cell_value, fmt_ratio, fmt_time, gpu_lessons, kept_value, load_run, probe_value,
+    prof_value, run_row, run_value, source_line, table)
+from kinds import KINDS, kv, lesson_rows, log_value
 import stale
 
 
@@ -113,11 +118,16 @@ def figure(args):
         return load_run(rest[0], rest[1])[1][0]["date_utc"][:10]
     if kind == "cell" and len(rest) == 3:
         return cell_value(*rest)
+    if kind == "lessons" and rest == ["gpu"]:
+        numbers = [l[3:5] for l in gpu_lessons()]
+        if not numbers or [int(n) for n in numbers] != list(range(int(numbers[0]), int(numbers[-1]) + 1)):
+            raise Error(f"the lessons that need a GPU are not one range ({', '.join(numbers)})")
+        return f"{numbers[0]}-{numbers[-1]}"
     raise Error(f"figure '{' '.join(args)}': see tools/results/tables.py for the forms")
 
 
 # (a unit only where no letter follows it: "747 shared" is a number and a word, not 747 s)
-FIG = re.compile(r"(<!-- fig (.*?) -->)(\*\*)?([0-9]{4}-[0-9]{2}-[0-9]{2}"
+FIG = re.compile(r"(<!-- fig (.*?) -->)(\*\*)?([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}-[0-9]{2}(?![0-9])"
                  r"|[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:us|ms|s|%|x|MiB)(?![A-Za-z]))?)")
 BEGIN = re.compile(r"^<!-- table (.*?) -->\s*$")
 END = "<!-- /table -->"
@@ -213,7 +223,35 @@ def results_page(tag, out):
         f.write("\n".join(lines) + "\n")
 
 
+def chart_data(page, out):
+    """The progression chart's rows (make charts): those of PAGE's lesson table (its `<!-- table
+    lessons ... -->` marker's runs, tools/results/kinds.py's lesson_rows), every implementation
+    that ran, as the runner's CSV (its columns, and preset_shown where a lesson's rows come from
+    another preset), so that the chart and the table show the same runs."""
+    with open(page) as f:
+        marker = next((BEGIN.match(l) for l in f if BEGIN.match(l) and
+                       BEGIN.match(l).group(1).split()[0] == "lessons"), None)
+    if not marker:
+        raise Error(f"{page} has no lesson table (<!-- table lessons ... -->)")
+    o = kv(shlex.split(marker.group(1))[1:], ("data",), ("library", "more"))
+    rows, _ = lesson_rows(o["data"], o.get("more", ""))
+    rows = [r for r in rows if r["status"] == "ran"]
+    head = list(dict.fromkeys(k for r in rows for k in r))
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, head, restval="", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main(argv):
+    if argv[:1] == ["--chart-data"]:
+        try:
+            chart_data(argv[1], argv[2])
+        except Error as e:
+            print(f"tables: {e}", file=sys.stderr)
+            return 1
+        return 0
     if argv[:1] == ["--results-page"]:
         try:
             results_page(argv[1], argv[2])

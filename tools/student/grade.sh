@@ -11,8 +11,11 @@
 # for performance, shared equally. As in
 # Stanford CS149's grading, an exact implementation earns its full performance share within 1.2x
 # of the target time (measured >= target / 1.2), and a share scaled by the ratio below that; a
-# wrong one earns none. GPU implementations tested on a machine without a GPU are not graded
-# there: the table says so and leaves their points out of the total.
+# wrong one earns none. The time comes from calls on fresh inputs, each output checked exactly
+# (common/fresh.h): an implementation whose output on one of them is wrong (it kept an answer
+# across calls, skipped work, or depended on its input's address) is graded wrong ("WRONG, timed":
+# no points for correctness or performance). GPU implementations tested on a machine without a GPU
+# are not graded there: the table says so and leaves their points out of the total.
 set -eu
 here=$(dirname "$0")
 code=$(mktemp)
@@ -22,7 +25,7 @@ awk -F '\t' -v code="$code" -v all_lessons="${HIST_ALL_LESSONS:-}" '
 function label_of(st) {
     return st == "exact" ? "exact" : st == "not-written" ? "not written" : st == "no-gpu" ? \
            "no GPU here" : st == "not-built" ? "not built" : st == "not-on-gpu" ? "not this GPU" : \
-           st == "-" ? "not tested" : "WRONG"
+           st == "-" ? "not tested" : st == "timed-wrong" ? "WRONG, timed" : "WRONG"
 }
 BEGIN {
     while ((getline line < code) > 0) { split(line, f, " "); writes[f[1] SUBSEP f[2]] = 1 }
@@ -64,7 +67,8 @@ END {
                                where[key] == "device" ? " of floor" : \
                                where[key] == "h2d" ? " of copy" : " per thread")
             } else if (p_share > 0) {
-                perf = status[key] == "exact" ? "not timed" : "0 (not exact)"
+                perf = status[key] == "exact" ? "not timed" : status[key] == "timed-wrong" ? \
+                       "0 (a timed call not exact)" : "0 (not exact)"
             }
             earned += c + p
             printf "%-22s %-24s %-12s %-30s %8.1f\n", lesson, name[key], label_of(status[key]), perf, c + p
