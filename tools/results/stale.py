@@ -56,6 +56,20 @@ UNTIMED_CHANGES = [
                  "day06_roofline/breakdown.cu", "day07_scale/bigger.cu", "day07_scale/gpus.cu",
                  "day09_clusters/cluster_probe.cu")
 ] + [
+    ("common/gpu.cu", "0af9f97",
+     "the merge of e4ef970 (the graded timing's fresh inputs): a new function and two untimed "
+     "hooks of the timing loop (before each call's poison, after its stop event), NULL in every "
+     "measuring program"),
+    ("common/gpu.cu", "7ee35cb",
+     "the merge of 92f46fb: includes ptx.cuh, the same cuda::ptx call under CUDA 13"),
+    ("common/ptx.cuh", "92f46fb",
+     "fallbacks for CCCL before 2.4 / 2.8 (CUDA 12), chosen by CCCL_VERSION: CUDA 13 compiles "
+     "the same calls"),
+    ("day07_scale/pipeline.cu", "92f46fb", "an include of ptx.cuh"),
+    ("day02_naive/library.cu", "f943553",
+     "CUB's MultiHistogramRange called through one function by CUB's version: under CUDA 13 the "
+     "same CUB 3 call, its arrays filled on the host"),
+] + [
     ("day09_clusters/cluster_probe.cu", "43ad554",
      "--keep-sms is refused as an option cluster_probe does not take: its command line only"),
 ]
