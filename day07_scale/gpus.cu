@@ -162,6 +162,9 @@ static hist_status point_call(bench *b) {
         HIST_CUDA_TRY(cudaSetDevice(i));
         HIST_CUDA_TRY(cudaMemcpy(b->d_share[i], b->d_samples[i] + first[i] * b->p.channels,
                                  (size_t)hist_samples(&b->shares[i]), cudaMemcpyDeviceToDevice));
+        /* a copy within one GPU returns before it is done, and the count runs on a stream that
+           does not wait for the default one: the copy is waited for here */
+        HIST_CUDA_TRY(cudaDeviceSynchronize());
     }
     HIST_CUDA_TRY(cudaSetDevice(0));
     b->call = (day07_resident){

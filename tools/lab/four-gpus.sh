@@ -9,10 +9,9 @@
 #   build     make -j all test-programs REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/build.log)
 #   gpus      tools/results/measure.sh's gpus step: TAG_gpus.csv (weak and strong scaling, each
 #             against one GPU in the same run) and TAG_gpus-phases.txt (where one call's time goes)
-#   ranks     ranks under mpirun on 2 and on 4 GPUs (those the machine has): the peer path (auto's
-#             choice on one machine), ncclReduce and ncclReduce with NCCL_PROTO=LL, main preset,
-#             50 repetitions, the reduce's share of the job and its time on the GPUs after the
-#             count: TAG_reduce-np.csv, and each run's report in ranks-np*.txt
+#   ranks     tools/results/measure.sh's reduce step: ranks under mpirun on 2 and on 4 GPUs (those
+#             the machine has), every way to sum, 50 repetitions, the reduce's share of the job
+#             and its time on the GPUs after the count (TAG_reduce.csv)
 #   test07    make test DAY=07 REQUIRE_GPU=1 REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/test07.log)
 #   sanitize  tools/results/measure.sh's sanitize step (TAG_sanitize.txt, its time on its last line)
 #             and every run's seconds and GPU (sanitize-times.txt)
@@ -84,25 +83,13 @@ for step in $steps; do
         cat "$out/${tag}_gpus-phases.txt" 2>/dev/null ;;
     ranks)
         [ "$ngpus" -ge 2 ] || { say "ranks: skipped (one GPU: a rank per GPU needs two)"; continue; }
-        nps=$(for np in 2 4; do [ "$np" -gt "$ngpus" ] || echo "$np"; done | paste -sd' ')
-        fits $((60 * $(echo "$nps" | wc -w))) ranks || continue
-        file=$out/${tag}_reduce-np.csv
-        mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
-        rm -f "$out/reduce.part"
-        for np in $nps; do
-            for method in peer nccl nccl:LL; do
-                proto=$(echo "$method" | cut -s -d: -f2)
-                # shellcheck disable=SC2086
-                env ${proto:+NCCL_PROTO=$proto} $mpirun -np "$np" "$build/day07_scale/ranks" --reps 50 \
-                    --path "${method%%:*}" --csv "$out/reduce.part" \
-                    >"$out/ranks-np$np-$(echo "$method" | tr ':' '-').txt" 2>&1 ||
-                    say "ranks -np $np --path $method: FAILED (ranks-np$np-*.txt)"
-            done
-        done
-        { echo "# $gpu, $(date -u +%Y-%m-%dT%H:%M:%SZ), course ${COURSE_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo '?')}: ranks under $mpirun -np N --reps 50 --path P (main preset), N = $nps (NCCL_PROTO as the path column says)"
-          cat "$out/reduce.part"; } >"$file" && rm -f "$out/reduce.part"
-        say "ranks: $(basename "$file")"
-        cut -d, -f1,3,11-16 "$file" ;;
+        fits $((100 * (ngpus >= 4 ? 2 : 1))) ranks || continue
+        if tools/results/measure.sh "$build" "$out" reduce >"$out/ranks.log" 2>&1; then
+            say "ranks: ${tag}_reduce.csv"
+        else
+            say "ranks: FAILED (ranks.log)"; tail -n 5 "$out/ranks.log"
+        fi
+        grep -v '^#' "$out/${tag}_reduce.csv" 2>/dev/null | cut -d, -f1,3,6,11-16 ;;
     test07)
         fits 120 test07 || continue
         make test DAY=07 REQUIRE_GPU=1 >"$out/test07.log" 2>&1
