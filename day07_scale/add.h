@@ -22,8 +22,8 @@ extern "C" {
 
 /** @brief What the sum waits for, and what it tells: first, this GPU's count being done (the
  *  kernel runs behind it) is said at every `tell` word (each on a GPU that waits for this one);
- *  then the kernel adds each input g once `flags[g] >= seq` (the input `self` at once), each flag
- *  written by that input's GPU (its own sum kernel's `tell`, or day07_signal()) after its count. */
+ *  then the kernel waits until `flags[g] >= seq` for every input g but `self`, each written by
+ *  that input's GPU (its own sum kernel's `tell`, or day07_signal()) after its count. */
 typedef struct day07_wait {
     const uint32_t *flags;         /**< one word per input, on the summing GPU; NULL: no waiting */
     int self;                      /**< the input that is this GPU's own (not waited for) */

@@ -630,110 +630,76 @@ __device__ __forceinline__ cuda::atomic_ref<T, cuda::thread_scope_system> system
     return cuda::atomic_ref<T, cuda::thread_scope_system>(*p);
 }
 
-/** @brief Thread 0 of each block, once: say at every `w.tell` word that this GPU's count is
- *  done (release at system scope: the count's writes are seen by whoever acquires the word;
- *  every block says it, so that no block waits on one that has not started).
- *  @param w the words to tell and the sum's number */
-__device__ void tell_counted(const day07_wait &w) {
-    for (int t = 0; t < w.n_tell; ++t)
-        system_word(w.tell[t]).store(w.seq, cuda::memory_order_release);
+/** @brief Thread 0 of each block: say at every `w.tell` word that this GPU's count is done (one
+ *  release fence at system scope, then the words: the count's writes are seen by whoever
+ *  acquires a word; every block says it, so that no block waits on one that has not started),
+ *  then wait until every input g but `w.self` has said so (flag >= seq) or 10 s pass. The flags
+ *  are polled with relaxed loads, then one fence makes the last of them an acquire.
+ *  @param w the words to tell, the flags, the sum's number and where to say which input was late
+ *  @param n inputs @return 1 if every flag came */
+__device__ bool wait_for_inputs(const day07_wait w, int n) {
+    __shared__ int ok;
+    if (threadIdx.x == 0) {
+        /* one release fence for every word (a fence at system scope costs about a microsecond),
+           then the words stored relaxed */
+        if (w.n_tell > 0)
+            cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+        for (int t = 0; t < w.n_tell; ++t)
+            system_word(w.tell[t]).store(w.seq, cuda::memory_order_relaxed);
+        ok = 1;
+        const uint64_t start = cuda::ptx::get_sreg_globaltimer();
+        for (int g = 0; g < n && ok; ++g)
+            while (g != w.self) {
+                /* the flag's GPU writes it: polled with relaxed loads */
+                const uint32_t v = system_word(w.flags + g).load(cuda::memory_order_relaxed);
+                if ((int32_t)(v - w.seq) >= 0)
+                    break;
+                /* 10 s: a peer that never says makes no hang */
+                if (cuda::ptx::get_sreg_globaltimer() - start > 10000000000ull) {
+                    atomicExch(w.late, (uint32_t)g);
+                    ok = 0;
+                    break;
+                }
+            }
+        cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_system);
+    }
+    __syncthreads();
+    return ok;
 }
 
-/** @brief Thread 0 of each block: wait until at least one input not in @p added has said that
- *  it is counted (its flag >= seq; the input `self` says nothing: it is ready at once), or
- *  10 s pass. The flags are polled with relaxed loads, then one fence makes them an acquire.
- *  @param w the flags, the sum's number, where to say which input was late
- *  @param n inputs @param added the inputs already added (a bit each)
- *  @return the inputs ready now and not yet added (a bit each); 0 if one was late */
-__device__ uint32_t wait_for_inputs(const day07_wait &w, int n, uint32_t added) {
-    const uint64_t start = cuda::ptx::get_sreg_globaltimer();
-    for (;;) {
-        uint32_t ready = 0, missing = 0;
-        for (int g = 0; g < n; ++g) {
-            if (added >> g & 1u)
-                continue;
-            /* the flag's GPU writes it: polled with a relaxed load */
-            const uint32_t v =
-                g == w.self ? w.seq : system_word(w.flags + g).load(cuda::memory_order_relaxed);
-            if ((int32_t)(v - w.seq) >= 0)
-                ready |= 1u << g;
-            else if (missing == 0)
-                missing = (uint32_t)g + 1;
-        }
-        if (ready) {
-            cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_system);
-            return ready;
-        }
-        /* 10 s: a peer that never says makes no hang */
-        if (cuda::ptx::get_sreg_globaltimer() - start > 10000000000ull) {
-            atomicExch(w.late, missing - 1);
-            return 0;
-        }
-    }
-}
-
-/** @brief out[k] (+)= the sum over the inputs g in @p take of in.hist[g][k], four counters a
- *  thread (16-byte loads, which NVLink carries whole), then the tail. Every input's load is
- *  issued before the first addition (the loop over the inputs unrolled to DAY07_ADD_MAX, each
- *  load under its bit, no addition between two loads): the peers' round trips over NVLink overlap
- *  instead of following one another, as a loop of n - 1 iterations compiles (a remainder loop of
- *  one load, one addition and one branch per input).
- *  @param out the sum @param in the histograms @param counters counters per histogram
- *  @param take the inputs to add (a bit each) @param first 1: out is written (not added to) */
-__device__ void add_inputs(uint32_t *out, const day07_histograms &in, uint64_t counters,
-                           uint32_t take, int first) {
-    const uint64_t quads = counters / 4, stride = (uint64_t)gridDim.x * blockDim.x;
-    const uint64_t start = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (uint64_t q = start; q < quads; q += stride) {
-        uint4 v[DAY07_ADD_MAX];
-#pragma unroll
-        for (int g = 0; g < DAY07_ADD_MAX; ++g)
-            if (take >> g & 1u)
-                v[g] = reinterpret_cast<const uint4 *>(in.hist[g])[q];
-        uint4 acc = first ? make_uint4(0, 0, 0, 0) : reinterpret_cast<const uint4 *>(out)[q];
-#pragma unroll
-        for (int g = 0; g < DAY07_ADD_MAX; ++g)
-            if (take >> g & 1u)
-                acc.x += v[g].x, acc.y += v[g].y, acc.z += v[g].z, acc.w += v[g].w;
-        reinterpret_cast<uint4 *>(out)[q] = acc;
-    }
-    for (uint64_t k = quads * 4 + start; k < counters; k += stride) {
-        uint32_t acc = first ? 0 : out[k];
-        for (int g = 0; g < in.n; ++g)
-            if (take >> g & 1u)
-                acc += in.hist[g][k];
-        out[k] = acc;
-    }
-}
-
-/** @brief out[k] = the sum over g of in.hist[g][k]. Without `w.flags` every input at once.
- *  With them, first tell (tell_counted()), then add the inputs as they say they are counted,
- *  round by round, each round every input that is ready (wait_for_inputs()): the histograms of
- *  the GPUs that finished first are read while the last one still counts, and after the last
- *  flag only what is left is read. @p out may be an input (each counter is read and written by
- *  one thread); with `w.flags`, only the input `self` (which the first round adds).
+/** @brief out[k] = the sum over g of in.hist[g][k], four counters a thread (16-byte loads, which
+ *  NVLink carries whole), then the tail; first, if `w.flags`, wait for the inputs to say they
+ *  are done. @p out may be one of the inputs (each counter is read and written by one thread).
+ *  Every input's load is issued before the first addition (the loop over the inputs unrolled to
+ *  DAY07_ADD_MAX, each load under `g < n`, no addition between two loads): the peers' round
+ *  trips over NVLink overlap instead of following one another, as a loop of n - 1 iterations
+ *  compiles (a remainder loop of one load, one addition and one branch per input).
  *  @param out the sum @param in the histograms @param counters counters per histogram
  *  @param w what to wait for (`flags` NULL: nothing) */
 __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters,
                                day07_wait w) {
-    const uint32_t all = in.n >= 32 ? ~0u : (1u << in.n) - 1;
-    if (!w.flags) {
-        add_inputs(out, in, counters, all, 1);
+    if (w.flags && !wait_for_inputs(w, in.n))
         return;
+    const uint64_t quads = counters / 4, stride = (uint64_t)gridDim.x * blockDim.x;
+    const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (uint64_t q = first; q < quads; q += stride) {
+        uint4 v[DAY07_ADD_MAX];
+#pragma unroll
+        for (int g = 0; g < DAY07_ADD_MAX; ++g)
+            if (g < in.n)
+                v[g] = reinterpret_cast<const uint4 *>(in.hist[g])[q];
+        uint4 acc = v[0];
+#pragma unroll
+        for (int g = 1; g < DAY07_ADD_MAX; ++g)
+            if (g < in.n)
+                acc.x += v[g].x, acc.y += v[g].y, acc.z += v[g].z, acc.w += v[g].w;
+        reinterpret_cast<uint4 *>(out)[q] = acc;
     }
-    __shared__ uint32_t s_ready;
-    if (threadIdx.x == 0)
-        tell_counted(w);
-    for (uint32_t added = 0; added != all;) {
-        if (threadIdx.x == 0)
-            s_ready = wait_for_inputs(w, in.n, added);
-        __syncthreads();
-        const uint32_t ready = s_ready;
-        __syncthreads(); /* every thread has read it before thread 0 writes the next */
-        if (ready == 0)
-            return; /* an input was late (w.late says which) */
-        add_inputs(out, in, counters, ready, added == 0);
-        added |= ready;
+    for (uint64_t k = quads * 4 + first; k < counters; k += stride) {
+        uint32_t acc = 0;
+        for (int g = 0; g < in.n; ++g)
+            acc += in.hist[g][k];
+        out[k] = acc;
     }
 }
 
@@ -747,11 +713,11 @@ __global__ void signal_kernel(uint32_t *flag, uint32_t seq) {
 /**
  * @brief Queue `out = hists[0] + ... + hists[n-1]` on @p stream of the current GPU: one kernel
  *        that reads every histogram where it lies (peers' over NVLink); with @p wait, the kernel
- *        first says at `wait->tell` that this GPU's count is done, then adds each input as it
- *        says so (day07_signal(), or its own sum; `wait->self` at once). Every pointer must be
- *        readable from the current GPU and 16-byte aligned (cudaMalloc's are).
+ *        first says at `wait->tell` that this GPU's count is done, then waits for every input
+ *        but `wait->self` to have said so (day07_signal(), or its own sum). Every pointer must
+ *        be readable from the current GPU and 16-byte aligned (cudaMalloc's are).
  * @param dev the current GPU (the launch goes through hist_launch())
- * @param out the sum (may be hists[k]; with @p wait, only hists[wait->self])
+ * @param out the sum (may be hists[k])
  * @param hists the histograms, @p n of them (1 .. DAY07_ADD_MAX)
  * @param n how many
  * @param counters counters per histogram

@@ -15,6 +15,7 @@
 #   test07    make test DAY=07 REQUIRE_GPU=1 REQUIRE_NCCL=1 REQUIRE_MPI=1 (OUTDIR/test07.log)
 #   sanitize  tools/results/measure.sh's sanitize step (TAG_sanitize.txt, its time on its last line)
 #             and every run's seconds and GPU (sanitize-times.txt)
+#   measure-STEP  tools/results/measure.sh's STEP (scale, ranks, bigger, ...): its TAG_* files
 #   tests     every other test program (the other lessons, the harness, the properties, the wrong
 #             kernels) with REQUIRE_GPU=1, for the time left (OUTDIR/tests.log); what did not run
 #             in time is said
@@ -120,7 +121,16 @@ for step in $steps; do
         [ "$rc" != 124 ] || echo "four-gpus: the time ran out: the lessons not on a line above were not tested" >>"$out/tests.log"
         say "tests: $(grep '^tests:' "$out/tests.log" | tail -n 1) (exit $rc)"
         grep -E '^[a-z].*: .*passed|^tests:|time ran out' "$out/tests.log" ;;
-    *) echo "four-gpus: unknown step '$step' (build gpus ranks test07 sanitize tests)" >&2; exit 2 ;;
+    measure-*)
+        # one of measure.sh's steps (scale, ranks, bigger, ...), its files in OUTDIR
+        m=${step#measure-}
+        fits 150 "$step" || continue
+        if tools/results/measure.sh "$build" "$out" "$m" >"$out/$step.log" 2>&1; then
+            say "$step: $(grep -o 'measure: [^ ]*' "$out/$step.log" | sed 's|.*/||' | paste -sd' ')"
+        else
+            say "$step: FAILED ($step.log)"; tail -n 5 "$out/$step.log"
+        fi ;;
+    *) echo "four-gpus: unknown step '$step' (build gpus ranks test07 sanitize tests measure-STEP)" >&2; exit 2 ;;
     esac
 done
 say "done; the files: $(cd "$out" && printf '%s ' *)"
