@@ -32,6 +32,16 @@ split over the GPUs (peer add),4,0.028,18000.0,3.57x,0.89,-,-,exact,strong
 split over the GPUs (ncclAllReduce),4,0.030,16700.0,3.33x,0.83,-,-,exact,strong
 """
 
+# gpus' account of where a call's time goes, as its code prints it (figures made up)
+FAKE_PHASES = """\
+# GPU, 2000-01-01T00:00:00Z, course 0000000: build/sm_90/day07_scale/gpus --reps 11
+# split over the GPUs (peer add), 1 GPU: the call 100.0 us (median of 11, events recorded); each GPU's medians (us): its count queued at, the count, the sum after it (waits included), its end seen at
+#   GPU 0:      5.0     80.0      8.0     95.0
+# split over the GPUs (peer add), 2 GPUs: the call 60.0 us (median of 11, events recorded); each GPU's medians (us): its count queued at, the count, the sum after it (waits included), its end seen at
+#   GPU 0:      5.0     40.0     10.0     57.0
+#   GPU 1:      6.5     41.5      9.0     58.5
+"""
+
 # the marker of day07_scale/README.md's table of both scalings (its file named by the machine)
 MARKER = "<!-- table gpus file={file} gpus=1,2,4 -->"
 
@@ -53,6 +63,40 @@ class BothScalings(unittest.TestCase):
         """The table's lines between the marker and the provenance line."""
         lines = tables.rewrite(self.page, text + "\n<!-- /table -->").split("\n")
         return [line for line in lines[1:] if line.startswith("|")]
+
+    def test_phases(self):
+        with open(os.path.join(self.folder.name, "fake_phases.txt"), "w") as f:
+            f.write(FAKE_PHASES)
+        block = "split over the GPUs (peer add), 2 GPUs"
+        self.assertEqual(kept.phase_value("fake_phases.txt", block, "call"), "60.0 us")
+        self.assertEqual(kept.phase_value("fake_phases.txt", block, "count"), "41.5 us")
+        self.assertEqual(kept.phase_value("fake_phases.txt", block, "sum"), "10.0 us")
+        one = "split over the GPUs (peer add), 1 GPU"
+        self.assertEqual(kept.phase_value("fake_phases.txt", one, "count"), "80.0 us")
+        with self.assertRaises(kept.Error):
+            kept.phase_value("fake_phases.txt", "on the GPUs (peer add), 4 GPUs", "count")
+        with self.assertRaises(kept.Error):
+            kept.phase_value("fake_phases.txt", block, "median")
+
+    def test_phases_table(self):
+        with open(os.path.join(self.folder.name, "fake_phases.txt"), "w") as f:
+            f.write(FAKE_PHASES)
+        rows = self.rows_of("<!-- table phases file=fake_phases.txt -->")
+        self.assertEqual(rows[2:], [
+            "| split over the GPUs (peer add), 1 GPU: 100.0 us | 0 | 5.0 | 80.0 | 8.0 | 95.0 |",
+            "| split over the GPUs (peer add), 2 GPUs: 60.0 us | 0 | 5.0 | 40.0 | 10.0 | 57.0 |",
+            "|  | 1 | 6.5 | 41.5 | 9.0 | 58.5 |"])
+
+    def test_csv_where(self):
+        rows = self.rows_of('<!-- table csv file=fake_gpus.csv "cols=data,GPUs,speed-up" '
+                            'where=scaling:strong -->')
+        self.assertEqual(rows[2:], ["| split over the GPUs (peer add) | 1 | 1.00x |",
+                                    "| split over the GPUs (peer add) | 2 | 1.92x |",
+                                    "| split over the GPUs (peer add) | 3 | 2.78x |",
+                                    "| split over the GPUs (peer add) | 4 | 3.57x |",
+                                    "| split over the GPUs (ncclAllReduce) | 4 | 3.33x |"])
+        with self.assertRaises(kept.Error):
+            self.rows_of("<!-- table csv file=fake_gpus.csv where=scaling:none -->")
 
     def test_both_scalings_side_by_side(self):
         rows = self.rows_of(MARKER.format(file="fake_gpus.csv"))
