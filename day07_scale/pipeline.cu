@@ -29,9 +29,13 @@
  * process, like a library's handle (cuBLAS, NCCL): making a communicator takes far longer than a
  * histogram. The warm-up call pays for them; `make test` checks every step on awkward shapes.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <cuda.h> /* the driver's types, for its stream write (day07_signal()) */
 #include <cuda/atomic>
 #include <cuda/ptx>
 
@@ -40,6 +44,8 @@
 #include "device.cuh"
 #include "gpu.h"
 #include "ptx.cuh"
+#include "resident.h"
+#include "timing.h"
 #ifdef HIST_HAVE_NCCL
 #include <nccl.h>
 #endif
@@ -48,7 +54,7 @@
  *  chunk's copy, the previous chunk's count and the buffer of the one before can all be busy. */
 #define PIPE_STREAMS 3
 /** @brief GPUs the multi-GPU step drives at most. */
-#define PIPE_MAX_GPUS 16
+#define PIPE_MAX_GPUS DAY07_GPUS_MAX
 
 /** @brief Day 06's final kernel: zero the output (or add to it), then count, on @p stream. */
 extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStream_t stream,
@@ -57,6 +63,8 @@ extern "C" hist_status day06_final_launch(const hist_args *a, int zero, cudaStre
 extern "C" const char *day06_final_unsupported(const hist_problem *p, const hist_device *dev);
 /** @brief Day 06's final kernel's plan on @p dev (day06_roofline/final.cu). */
 extern "C" const char *day06_final_plan(const hist_problem *p, const hist_device *dev);
+/** @brief The workspace day 06's final kernel hands its last rows out with (its dynamic tiles). */
+extern "C" size_t day06_final_workspace(const hist_problem *p, const hist_device *dev);
 
 /** @brief Bytes per chunk of the pipelines (whole rows; at least one row) when the call's
  *  `caps.chunk_bytes` is 0. 32 MiB: its copy over PCIe takes some thirty times its count, so the
@@ -81,23 +89,63 @@ typedef struct gpu_state {
     hist_device dev;                          /**< the GPU */
     cudaStream_t streams[PIPE_STREAMS];       /**< the pipeline's streams */
     cudaEvent_t events[2 * PIPE_STREAMS + 1]; /**< per stream or buffer, twice, and "zeroed" */
-    uint8_t *d_in;     /**< the whole input (steps 1-2) or the chunk buffers */
-    size_t in_bytes;   /**< its size */
-    uint32_t *d_hist;  /**< this GPU's histogram */
-    size_t hist_bytes; /**< its size */
-    uint32_t *d_sum;   /**< the sum of every GPU's histogram (the peer all-reduce's result) */
-    size_t sum_bytes;  /**< its size */
-    uint32_t *d_flags; /**< the peer add's: a word per GPU ("counted sum k"), then "late" */
+    cudaEvent_t timed[3]; /**< timing events: before the count, after it, after the sum */
+    uint8_t *d_in;        /**< the whole input (steps 1-2) or the chunk buffers */
+    size_t in_bytes;      /**< its size */
+    uint32_t *d_hist;     /**< this GPU's histogram */
+    size_t hist_bytes;    /**< its size */
+    uint32_t *d_sum;      /**< the sum of every GPU's histogram (the peer all-reduce's result) */
+    size_t sum_bytes;     /**< its size */
+    uint32_t *d_flags;    /**< the peer add's: a word per GPU ("counted sum k"), then "late" */
+    void *d_work;         /**< the count's workspace (day 06's dynamic tiles), data on the GPU */
+    size_t work_bytes;    /**< its size */
 } gpu_state;
 
+/** @brief How long a crew thread spins for the next round before it sleeps: longer than the
+ *  untimed work between two repetitions of a timed loop (flushing every GPU's L2). */
+#define CREW_SPIN_US 50000.0
+/** @brief The longest message a crew thread passes on. */
+#define CREW_MSG 512
+
+/** @brief Work for GPU g: queue it on that GPU and wait for it (a job of the crew). */
+typedef hist_status (*gpu_job)(void *ctx, int g);
+
+/** @brief One host thread per GPU 1, 2, ... (GPU 0's is the caller's), each set to its GPU once,
+ *  waiting for a round of work: `round` changes, each thread runs the round's job for its GPU
+ *  and counts itself `done`. A thread spins while rounds come often (a timed loop) and sleeps
+ *  on `wake` after CREW_SPIN_US without one. */
+typedef struct pipe_crew {
+    pthread_t threads[PIPE_MAX_GPUS]; /**< thread g drives GPU g (1 .. started) */
+    int started;                      /**< threads 1 .. started run */
+    std::atomic<uint32_t> round;      /**< the round of work (its change wakes the threads) */
+    std::atomic<int> done;            /**< threads done with the round */
+    std::atomic<int> sleeping;        /**< threads waiting on `wake` */
+    pthread_mutex_t lock;             /**< for `wake` */
+    pthread_cond_t wake;              /**< signalled when a round starts and a thread sleeps */
+    gpu_job job;                      /**< the round's job */
+    void *ctx;                        /**< its context */
+    int n;                            /**< GPUs of the round (threads of GPU n.. only count done) */
+    uint32_t born;                    /**< the round when the newest threads were started */
+    int quit;                         /**< 1: the threads end (the program does) */
+    hist_status status[PIPE_MAX_GPUS]; /**< each GPU's status in the round */
+    char why[PIPE_MAX_GPUS][CREW_MSG]; /**< each failing GPU's message */
+} pipe_crew;
+
+/** @brief The driver's cuStreamWriteValue32(), as the runtime hands it out. */
+typedef CUresult (*stream_write_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                    unsigned int flags);
+
 /** @brief What the process keeps between calls: each GPU's streams, events and buffers, the peer
- *  access between the GPUs and the NCCL communicator (docs/LESSON_CONTRACT.md, "State a lesson
- *  keeps", says why they outlive a call). */
+ *  access between the GPUs, the NCCL communicator and the host threads that drive the GPUs
+ *  (docs/LESSON_CONTRACT.md, "State a lesson keeps", says why they outlive a call). */
 typedef struct pipe_kept {
     gpu_state gpus[PIPE_MAX_GPUS]; /**< GPUs 0 .. gpus_made-1 */
     int gpus_made;                 /**< how many of gpus[] hold streams and events */
     int peers_enabled;             /**< GPUs 0 .. peers_enabled-1 read each other's memory */
     uint32_t peer_sums;            /**< the peer adds so far (each one's flags say its number) */
+    pipe_crew crew;                /**< the host threads of GPUs 1, 2, ... */
+    stream_write_fn write_value;   /**< the driver's stream write, or NULL (day07_signal()) */
+    int write_looked;              /**< 1: write_value was looked for */
 #ifdef HIST_HAVE_NCCL
     ncclComm_t comms[PIPE_MAX_GPUS]; /**< the communicator: one per GPU */
     int comm_count;                  /**< GPUs of the communicator (0: none yet) */
@@ -107,8 +155,11 @@ typedef struct pipe_kept {
 /** @brief The one state of this lesson that outlives a call. */
 static pipe_kept kept;
 
+static void crew_stop(void);
+
 /* Everything kept, released when the program ends. */
 static void release_all(void) {
+    crew_stop();
 #ifdef HIST_HAVE_NCCL
     for (int i = 0; i < kept.comm_count; ++i)
         ncclCommDestroy(kept.comms[i]);
@@ -120,6 +171,9 @@ static void release_all(void) {
             cudaStreamDestroy(kept.gpus[i].streams[s]);
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             cudaEventDestroy(kept.gpus[i].events[e]);
+        for (int e = 0; e < 3; ++e)
+            cudaEventDestroy(kept.gpus[i].timed[e]);
+        cudaFree(kept.gpus[i].d_work);
         cudaFree(kept.gpus[i].d_flags);
         cudaFree(kept.gpus[i].d_in);
         cudaFree(kept.gpus[i].d_hist);
@@ -148,6 +202,8 @@ static hist_status make_gpus(int n, const hist_emulation *emulation) {
             HIST_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
         for (int e = 0; e < 2 * PIPE_STREAMS + 1; ++e)
             HIST_CUDA_TRY(cudaEventCreateWithFlags(&g->events[e], cudaEventDisableTiming));
+        for (int e = 0; e < 3; ++e)
+            HIST_CUDA_TRY(cudaEventCreate(&g->timed[e]));
         HIST_CUDA_TRY(cudaMalloc((void **)&g->d_flags, (DAY07_ADD_MAX + 1) * sizeof(uint32_t)));
         HIST_CUDA_TRY(cudaMemset(g->d_flags, 0, (DAY07_ADD_MAX + 1) * sizeof(uint32_t)));
     }
@@ -509,9 +565,17 @@ static int visible_gpus(void) {
     return n < PIPE_MAX_GPUS ? n : PIPE_MAX_GPUS;
 }
 
+extern "C" void day07_split_rows(const hist_problem *whole, int n, hist_problem *shares,
+                                 uint64_t *first) {
+    for (int g = 0; g < n; ++g) {
+        shares[g] = *whole;
+        shares[g].rows = hist_share(whole->rows, (uint64_t)n, (uint64_t)g, &first[g]);
+    }
+}
+
 /**
  * @brief Step 5 on GPUs 0 .. @p n-1: the rows split into @p n nearly equal shares
- *        (hist_share()), each GPU running step 4's pipeline on its
+ *        (day07_split_rows()), each GPU running step 4's pipeline on its
  *        share, then one all-reduce and GPU 0's histogram back. For `make gpus` (gpus.cu) too.
  * @param a the call's arguments (host pointers, the input pinned)
  * @param n how many GPUs, 1 .. visible
@@ -531,14 +595,14 @@ extern "C" hist_status day07_gpus_host(const hist_args *a, int n) {
     hist_status s = make_gpus(n, &a->device->emulation);
     if (s == HIST_OK)
         s = make_comms(n);
+    hist_problem shares[PIPE_MAX_GPUS];
+    uint64_t first[PIPE_MAX_GPUS];
+    day07_split_rows(p, n, shares, first);
     for (int i = 0; i < n && s == HIST_OK; ++i) { /* queue every GPU's share, waiting for none */
-        uint64_t first = 0;
-        const hist_problem share = {hist_share(p->rows, (uint64_t)n, (uint64_t)i, &first),
-                                    p->channels, p->binning};
         if (cudaSetDevice(i) != cudaSuccess)
             s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
         else
-            s = enqueue_copy_stream(&kept.gpus[i], &share, a->samples + first * p->channels,
+            s = enqueue_copy_stream(&kept.gpus[i], &shares[i], a->samples + first[i] * p->channels,
                                     &a->caps);
     }
     if (s == HIST_OK)
@@ -566,18 +630,22 @@ __device__ __forceinline__ cuda::atomic_ref<T, cuda::thread_scope_system> system
     return cuda::atomic_ref<T, cuda::thread_scope_system>(*p);
 }
 
-/** @brief Thread 0 of each block: say at every `w.tell` word that this GPU's count is done
- *  (release at system scope: the count's writes are seen by whoever acquires the word; every
- *  block says it, so that no block waits on one that has not started), then wait until every
- *  input g but `w.self` has said so (flag >= seq) or 10 s pass. The flags are polled with
- *  relaxed loads, then one fence makes the last of them an acquire.
+/** @brief Thread 0 of each block: say at every `w.tell` word that this GPU's count is done (one
+ *  release fence at system scope, then the words: the count's writes are seen by whoever
+ *  acquires a word; every block says it, so that no block waits on one that has not started),
+ *  then wait until every input g but `w.self` has said so (flag >= seq) or 10 s pass. The flags
+ *  are polled with relaxed loads, then one fence makes the last of them an acquire.
  *  @param w the words to tell, the flags, the sum's number and where to say which input was late
  *  @param n inputs @return 1 if every flag came */
 __device__ bool wait_for_inputs(const day07_wait w, int n) {
     __shared__ int ok;
     if (threadIdx.x == 0) {
+        /* one release fence for every word (a fence at system scope costs about a microsecond),
+           then the words stored relaxed */
+        if (w.n_tell > 0)
+            cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
         for (int t = 0; t < w.n_tell; ++t)
-            system_word(w.tell[t]).store(w.seq, cuda::memory_order_release);
+            system_word(w.tell[t]).store(w.seq, cuda::memory_order_relaxed);
         ok = 1;
         const uint64_t start = cuda::ptx::get_sreg_globaltimer();
         for (int g = 0; g < n && ok; ++g)
@@ -602,6 +670,10 @@ __device__ bool wait_for_inputs(const day07_wait w, int n) {
 /** @brief out[k] = the sum over g of in.hist[g][k], four counters a thread (16-byte loads, which
  *  NVLink carries whole), then the tail; first, if `w.flags`, wait for the inputs to say they
  *  are done. @p out may be one of the inputs (each counter is read and written by one thread).
+ *  Every input's load is issued before the first addition (the loop over the inputs unrolled to
+ *  DAY07_ADD_MAX, each load under `g < n`, no addition between two loads): the peers' round
+ *  trips over NVLink overlap instead of following one another, as a loop of n - 1 iterations
+ *  compiles (a remainder loop of one load, one addition and one branch per input).
  *  @param out the sum @param in the histograms @param counters counters per histogram
  *  @param w what to wait for (`flags` NULL: nothing) */
 __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t counters,
@@ -611,11 +683,16 @@ __global__ void add_histograms(uint32_t *out, day07_histograms in, uint64_t coun
     const uint64_t quads = counters / 4, stride = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (uint64_t q = first; q < quads; q += stride) {
-        uint4 acc = reinterpret_cast<const uint4 *>(in.hist[0])[q];
-        for (int g = 1; g < in.n; ++g) {
-            const uint4 v = reinterpret_cast<const uint4 *>(in.hist[g])[q];
-            acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
-        }
+        uint4 v[DAY07_ADD_MAX];
+#pragma unroll
+        for (int g = 0; g < DAY07_ADD_MAX; ++g)
+            if (g < in.n)
+                v[g] = reinterpret_cast<const uint4 *>(in.hist[g])[q];
+        uint4 acc = v[0];
+#pragma unroll
+        for (int g = 1; g < DAY07_ADD_MAX; ++g)
+            if (g < in.n)
+                acc.x += v[g].x, acc.y += v[g].y, acc.z += v[g].z, acc.w += v[g].w;
         reinterpret_cast<uint4 *>(out)[q] = acc;
     }
     for (uint64_t k = quads * 4 + first; k < counters; k += stride) {
@@ -669,10 +746,36 @@ extern "C" hist_status day07_add_histograms(const hist_device *dev, uint32_t *ou
                        (int)threads, 0, stream, "add_histograms", out, in, counters, w);
 }
 
+/* The driver's stream write (cuStreamWriteValue32), found once through the runtime (no link to
+   the driver library); NULL where the driver does not give it. */
+static stream_write_fn driver_stream_write(void) {
+    if (!kept.write_looked) {
+        kept.write_looked = 1;
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000,
+                                                               cudaEnableDefault, &found);
+#else
+        const cudaError_t e =
+            cudaGetDriverEntryPoint("cuStreamWriteValue32", &fn, cudaEnableDefault, &found);
+#endif
+        if (e == cudaSuccess && found == cudaDriverEntryPointSuccess)
+            kept.write_value = (stream_write_fn)fn;
+        else
+            (void)cudaGetLastError();
+    }
+    return kept.write_value;
+}
+
 /**
  * @brief Queue on @p stream: `*flag = seq`, once the stream's earlier work (a count) is done,
  *        its writes visible to another GPU that waits for the flag (day07_add_histograms()).
- * @param dev the current GPU (the launch goes through hist_launch())
+ *        The write is the driver's stream write (cuStreamWriteValue32, by default behind a
+ *        system-scope fence on the stream's earlier writes): the GPU's front end makes it as the
+ *        count ends, with no kernel to launch; where the driver refuses it, a one-thread kernel
+ *        (signal_kernel()) makes the same release.
+ * @param dev the current GPU (the kernel's launch goes through hist_launch())
  * @param flag a word the summing GPU waits on (on that GPU, mapped here through CUDA IPC)
  * @param seq the sum's number
  * @param stream the stream the count ran on (or one ordered after it)
@@ -680,6 +783,10 @@ extern "C" hist_status day07_add_histograms(const hist_device *dev, uint32_t *ou
  */
 extern "C" hist_status day07_signal(const hist_device *dev, uint32_t *flag, uint32_t seq,
                                     cudaStream_t stream) {
+    const stream_write_fn write = driver_stream_write();
+    if (write && write((CUstream)stream, (CUdeviceptr)flag, seq, CU_STREAM_WRITE_VALUE_DEFAULT) ==
+                     CUDA_SUCCESS)
+        return HIST_OK;
     return hist_launch(dev, signal_kernel, dim3(1), 1, 0, stream, "signal_kernel", flag, seq);
 }
 
@@ -710,98 +817,256 @@ static hist_status enable_peers(int n) {
     return HIST_OK;
 }
 
-/* After every GPU's count is queued on its stream 0: each GPU's add kernel says at every other
-   GPU that its count is done, waits until every other GPU has said so, and adds all n
-   histograms into its d_sum (every GPU holds the sum, as after an all-reduce). No host and no
-   event between the GPUs: the flags are words in GPU memory, written over NVLink. */
-static hist_status peer_all_reduce(int n, uint64_t counters) {
-    const uint32_t *hists[PIPE_MAX_GPUS];
-    for (int g = 0; g < n; ++g)
-        hists[g] = kept.gpus[g].d_hist;
-    const uint32_t seq = ++kept.peer_sums;
-    for (int g = 0; g < n; ++g) {
-        HIST_CUDA_TRY(cudaSetDevice(g));
-        day07_wait w;
-        memset(&w, 0, sizeof w);
-        w.flags = kept.gpus[g].d_flags;
-        w.self = g;
-        w.seq = seq;
-        w.late = kept.gpus[g].d_flags + DAY07_ADD_MAX;
-        for (int other = 0; other < n; ++other)
-            if (other != g)
-                w.tell[w.n_tell++] = kept.gpus[other].d_flags + g;
-        hist_status s = day07_add_histograms(&kept.gpus[g].dev, kept.gpus[g].d_sum, hists, n,
-                                             counters, &w, kept.gpus[g].streams[0]);
-        if (s != HIST_OK)
-            return s;
+/* ---- one host thread per GPU: every GPU's work queued at once ---- */
+
+/* What a spinning thread does between two looks at a word (the @p spins-th): x86's pause (the
+   core's other thread runs), and every 1,024th look the core offered to another thread, so that
+   on a host with fewer free cores than spinning threads the thread the round waits for runs. */
+static inline void crew_pause(unsigned spins) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (spins % 1024 == 0)
+        sched_yield();
+}
+
+/* Thread g: its GPU set once; then, round after round, run the round's job for GPU g (if the
+   round has it) and count itself done. Between rounds it spins, and sleeps on `wake` once
+   CREW_SPIN_US pass without one; `quit` ends it. */
+static void *crew_thread(void *arg) {
+    const int g = (int)(intptr_t)arg;
+    pipe_crew *c = &kept.crew;
+    cudaSetDevice(g);
+    uint32_t seen = c->born, r;
+    for (;;) {
+        const double idle_since = hist_now_us();
+        for (unsigned spins = 1; (r = c->round.load()) == seen; ++spins) {
+            if (spins % 1024 != 0 || hist_now_us() - idle_since < CREW_SPIN_US) {
+                crew_pause(spins);
+                continue;
+            }
+            pthread_mutex_lock(&c->lock);
+            c->sleeping.fetch_add(1);
+            while (c->round.load() == seen)
+                pthread_cond_wait(&c->wake, &c->lock);
+            c->sleeping.fetch_sub(1);
+            pthread_mutex_unlock(&c->lock);
+        }
+        seen = r;
+        if (c->quit)
+            return NULL;
+        if (g < c->n) {
+            c->status[g] = c->job(c->ctx, g);
+            if (c->status[g] != HIST_OK)
+                snprintf(c->why[g], CREW_MSG, "%s", hist_last_error());
+        }
+        c->done.fetch_add(1);
+    }
+}
+
+/* Threads for GPUs 1 .. n-1 (those not yet running), each waiting for the next round. */
+static hist_status crew_grow(int n) {
+    pipe_crew *c = &kept.crew;
+    if (c->started == 0 && n > 1 &&
+        (pthread_mutex_init(&c->lock, NULL) != 0 || pthread_cond_init(&c->wake, NULL) != 0))
+        return hist_fail(HIST_ERR_NOMEM, "cannot make the host threads' lock");
+    c->born = c->round.load(); /* the round the new threads wait past */
+    for (; c->started < n - 1; ++c->started) {
+        const int g = c->started + 1;
+        if (pthread_create(&c->threads[g], NULL, crew_thread, (void *)(intptr_t)g) != 0)
+            return hist_fail(HIST_ERR_NOMEM, "cannot start the host thread of GPU %d", g);
     }
     return HIST_OK;
 }
 
-/**
- * @brief For `make gpus` (gpus.cu): the case of data already on the GPUs. GPU i counts the
- *        `[rows, channels]` bytes at its device pointer @p d_samples[i] into its own histogram,
- *        then the histograms are summed so that every GPU holds the sum (where, as in XGBoost's
- *        `gpu_hist`, the next step would use it); the call returns when every GPU is done.
- *        Two ways to sum, compared in the README: NCCL's all-reduce (@p peer 0), or each GPU
- *        reading the others' histograms over NVLink in one kernel (@p peer 1, no NCCL needed).
- * @param first GPU 0, as the program opened it (the others are opened alike)
- * @param n how many GPUs (0 .. n-1)
- * @param d_samples each GPU's input, on that GPU
- * @param p the shape of each GPU's input
- * @param h_hist if not NULL, receives the summed `[channels, bins]` histogram (from GPU 0)
- * @param peer 1: the peer add; 0: ncclAllReduce
- * @return HIST_OK, the CUDA or NCCL error, or HIST_ERR_UNSUPPORTED (NCCL not built, or no peer
- *         access between two of the GPUs)
- */
-extern "C" hist_status day07_gpus_resident(const hist_device *first, int n,
-                                           const uint8_t *const *d_samples, const hist_problem *p,
-                                           uint32_t *h_hist, int peer) {
+/* One round: @p job for GPUs 0 .. n-1 at once, GPU 0's on the caller's thread, the others' on
+   theirs; returns when every thread is done, with the first failure (GPU order). */
+static hist_status crew_run(gpu_job job, void *ctx, int n) {
+    pipe_crew *c = &kept.crew;
+    hist_status s = crew_grow(n);
+    if (s != HIST_OK)
+        return s;
+    c->job = job, c->ctx = ctx, c->n = n;
+    c->done.store(0);
+    c->round.fetch_add(1); /* the threads start here */
+    if (c->sleeping.load() > 0) {
+        pthread_mutex_lock(&c->lock);
+        pthread_cond_broadcast(&c->wake);
+        pthread_mutex_unlock(&c->lock);
+    }
+    s = job(ctx, 0);
+    for (unsigned spins = 1; c->done.load() < c->started; ++spins)
+        crew_pause(spins);
+    for (int g = 1; g < n && s == HIST_OK; ++g)
+        if (c->status[g] != HIST_OK)
+            s = hist_fail(c->status[g], "%s", c->why[g]);
+    return s;
+}
+
+/* The threads ended (at exit, before the GPUs' state is released). */
+static void crew_stop(void) {
+    pipe_crew *c = &kept.crew;
+    if (c->started == 0)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->quit = 1;
+    c->round.fetch_add(1);
+    pthread_cond_broadcast(&c->wake);
+    pthread_mutex_unlock(&c->lock);
+    for (int g = 1; g <= c->started; ++g)
+        pthread_join(c->threads[g], NULL);
+    c->started = 0;
+}
+
+/* GPU g's part of the peer add, after its count on its stream 0: its add kernel says at every
+   other GPU that its count is done, waits until every other GPU has said so, and adds all n
+   histograms into its d_sum (every GPU holds the sum, as after an all-reduce). No host and no
+   event between the GPUs: the flags are words in GPU memory, written over NVLink. */
+static hist_status peer_sum_on(int g, int n, uint32_t seq, uint64_t counters) {
+    const uint32_t *hists[PIPE_MAX_GPUS];
+    for (int k = 0; k < n; ++k)
+        hists[k] = kept.gpus[k].d_hist;
+    day07_wait w;
+    memset(&w, 0, sizeof w);
+    w.flags = kept.gpus[g].d_flags;
+    w.self = g;
+    w.seq = seq;
+    w.late = kept.gpus[g].d_flags + DAY07_ADD_MAX;
+    for (int other = 0; other < n; ++other)
+        if (other != g)
+            w.tell[w.n_tell++] = kept.gpus[other].d_flags + g;
+    return day07_add_histograms(&kept.gpus[g].dev, kept.gpus[g].d_sum, hists, n, counters, &w,
+                                kept.gpus[g].streams[0]);
+}
+
+/* GPU g's part of NCCL's all-reduce, in place, after its count on its stream 0 (one thread per
+   GPU, each with its communicator: no group needed). */
+static hist_status nccl_sum_on(int g, uint64_t counters) {
+#ifdef HIST_HAVE_NCCL
+    const ncclResult_t e =
+        ncclAllReduce(kept.gpus[g].d_hist, kept.gpus[g].d_hist, (size_t)counters, ncclUint32,
+                      ncclSum, kept.comms[g], kept.gpus[g].streams[0]);
+    if (e != ncclSuccess)
+        return hist_fail(HIST_ERR_CUDA, "ncclAllReduce on GPU %d: %s", g, ncclGetErrorString(e));
+    return HIST_OK;
+#else
+    (void)g, (void)counters;
+    return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
+#endif
+}
+
+/** @brief A call of day07_gpus_resident(), as each GPU's host thread reads it. */
+typedef struct resident_call {
+    const day07_resident *r; /**< the call */
+    uint64_t counters;       /**< counters per histogram */
+    uint32_t seq;            /**< the peer add's number */
+    double t0_us;            /**< the call's start on the host clock (the phases) */
+} resident_call;
+
+/* A CUDA call's error as the call's status (the stream is still waited for after it). */
+static hist_status cuda_status(cudaError_t e, int g, const char *what) {
+    return e == cudaSuccess
+               ? HIST_OK
+               : hist_fail(HIST_ERR_CUDA, "GPU %d, %s: %s", g, what, cudaGetErrorString(e));
+}
+
+/* GPU g's work in a call of day07_gpus_resident(), on its host thread: count its rows, its part
+   of the sum, GPU 0's sum back if asked, then wait for its stream (on failure too, so that
+   nothing queued outlives the call). The phases, if asked, from events around each step. */
+static hist_status resident_on_gpu(void *ctx, int g) {
+    const resident_call *c = (const resident_call *)ctx;
+    const day07_resident *r = c->r;
+    gpu_state *gs = &kept.gpus[g];
+    cudaStream_t stream = gs->streams[0];
+    day07_phases *ph = r->phases;
+    hist_status s = cuda_status(cudaSetDevice(g), g, "cudaSetDevice");
+    const hist_args on_gpu = {.problem = &r->shares[g],
+                              .samples = r->d_samples[g],
+                              .hist = gs->d_hist,
+                              .workspace = gs->d_work,
+                              .device = &gs->dev,
+                              .threads = 1};
+    uint32_t blocks;
+    if (s == HIST_OK && ph)
+        s = cuda_status(cudaEventRecord(gs->timed[0], stream), g, "an event");
+    if (s == HIST_OK)
+        s = day06_final_launch(&on_gpu, 1, stream, &blocks);
+    if (s == HIST_OK && ph) {
+        ph->queued_us[g] = hist_now_us() - c->t0_us;
+        s = cuda_status(cudaEventRecord(gs->timed[1], stream), g, "an event");
+    }
+    if (s == HIST_OK)
+        s = r->peer ? peer_sum_on(g, r->n, c->seq, c->counters) : nccl_sum_on(g, c->counters);
+    if (s == HIST_OK && ph)
+        s = cuda_status(cudaEventRecord(gs->timed[2], stream), g, "an event");
+    if (s == HIST_OK && g == 0 && r->h_hist)
+        s = cuda_status(cudaMemcpyAsync(r->h_hist, r->peer ? gs->d_sum : gs->d_hist,
+                                        c->counters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                        stream),
+                        g, "copying the sum back");
+    const hist_status waited = cuda_status(cudaStreamSynchronize(stream), g, "its work");
+    s = s == HIST_OK ? waited : s;
+    if (s == HIST_OK && ph) {
+        ph->done_us[g] = hist_now_us() - c->t0_us;
+        s = cuda_status(cudaEventElapsedTime(&ph->count_us[g], gs->timed[0], gs->timed[1]), g,
+                        "an event's time");
+        if (s == HIST_OK)
+            s = cuda_status(cudaEventElapsedTime(&ph->sum_us[g], gs->timed[1], gs->timed[2]), g,
+                            "an event's time");
+        ph->count_us[g] *= 1000.0f, ph->sum_us[g] *= 1000.0f; /* ms to us */
+    }
+    return s;
+}
+
+/* Before a call: GPUs 0 .. n-1 usable, with the histogram, the sum and the count's workspace
+   each needs (made or grown here, on the caller's thread, so that every pointer a GPU's add
+   kernel reads exists before any GPU starts), peer access or the communicator. */
+static hist_status prepare_resident(const hist_device *first, const day07_resident *r,
+                                    uint64_t counters) {
+    hist_status s = make_gpus(r->n, &first->emulation);
+#ifdef HIST_HAVE_NCCL
+    if (s == HIST_OK && !r->peer)
+        s = make_comms(r->n);
+#endif
+    if (s == HIST_OK && r->peer)
+        s = enable_peers(r->n);
+    const size_t hist_bytes = at_least_16(counters * sizeof(uint32_t));
+    for (int g = 0; g < r->n && s == HIST_OK; ++g) {
+        gpu_state *gs = &kept.gpus[g];
+        const size_t work = at_least_16(day06_final_workspace(&r->shares[g], &gs->dev));
+        if (gs->hist_bytes >= hist_bytes && gs->work_bytes >= work &&
+            (!r->peer || gs->sum_bytes >= hist_bytes))
+            continue; /* nothing to make: no CUDA call in a timed loop */
+        if (cudaSetDevice(g) != cudaSuccess)
+            return hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", g);
+        s = ensure_buffers(gs, 16, hist_bytes);
+        if (s == HIST_OK)
+            s = grow(&gs->d_work, &gs->work_bytes, work);
+        if (s == HIST_OK && r->peer)
+            s = grow((void **)&gs->d_sum, &gs->sum_bytes, hist_bytes);
+    }
+    return s;
+}
+
+extern "C" hist_status day07_gpus_resident(const hist_device *first, const day07_resident *r) {
 #ifndef HIST_HAVE_NCCL
-    if (!peer)
+    if (!r->peer)
         return hist_fail(HIST_ERR_UNSUPPORTED, "%s", PIPE_NO_NCCL);
 #endif
-    if (n < 1 || n > visible_gpus())
-        return hist_fail(HIST_ERR_USAGE, "%d GPUs asked, %d visible", n, visible_gpus());
-    const uint64_t counters = hist_counters(p);
-    const size_t hist_bytes = at_least_16(counters * sizeof(uint32_t));
+    if (r->n < 1 || r->n > visible_gpus())
+        return hist_fail(HIST_ERR_USAGE, "%d GPUs asked, %d visible", r->n, visible_gpus());
+    const uint64_t counters = hist_counters(&r->shares[0]);
+    for (int g = 1; g < r->n; ++g)
+        if (hist_counters(&r->shares[g]) != counters)
+            return hist_fail(HIST_ERR_USAGE, "GPU %d's share has other channels or bins", g);
     int caller;
     HIST_CUDA_TRY(cudaGetDevice(&caller));
-    hist_status s = make_gpus(n, &first->emulation);
-#ifdef HIST_HAVE_NCCL
-    if (s == HIST_OK && !peer)
-        s = make_comms(n);
-#endif
-    if (s == HIST_OK && peer)
-        s = enable_peers(n);
-    for (int i = 0; i < n && s == HIST_OK; ++i) {
-        if (cudaSetDevice(i) != cudaSuccess) {
-            s = hist_fail(HIST_ERR_CUDA, "cudaSetDevice(%d) failed", i);
-            break;
-        }
-        s = ensure_buffers(&kept.gpus[i], 16, hist_bytes);
-        if (s == HIST_OK && peer)
-            s = grow((void **)&kept.gpus[i].d_sum, &kept.gpus[i].sum_bytes, hist_bytes);
-        const hist_args on_gpu = {.problem = p,
-                                  .samples = d_samples[i],
-                                  .hist = kept.gpus[i].d_hist,
-                                  .device = &kept.gpus[i].dev,
-                                  .threads = 1};
-        uint32_t blocks;
-        if (s == HIST_OK)
-            s = day06_final_launch(&on_gpu, 1, kept.gpus[i].streams[0], &blocks);
-    }
-    if (peer) {
-        if (s == HIST_OK)
-            s = peer_all_reduce(n, counters);
-        s = copy_back_and_wait(n, kept.gpus[0].d_sum, counters, h_hist, s);
-    } else {
-#ifdef HIST_HAVE_NCCL
-        if (s == HIST_OK)
-            s = all_reduce(n, counters);
-        s = copy_back_and_wait(n, kept.gpus[0].d_hist, counters, h_hist, s);
-#endif
-    }
+    hist_status s = prepare_resident(first, r, counters);
+    resident_call c = {r, counters, 0, hist_now_us()};
+    if (s == HIST_OK && r->peer)
+        c.seq = ++kept.peer_sums;
+    if (s == HIST_OK)
+        s = crew_run(resident_on_gpu, &c, r->n);
     cudaSetDevice(caller);
     return s;
 }

@@ -16,7 +16,10 @@
  * it (on a GPU with events, its L2 flushed); then on the host clock (hist_time_calls()), all ranks
  * started together by a barrier, until the last one is done: the reduce alone, then the count
  * alone and the job (count then reduce) in turns; the reduce's cost in the job is the median of
- * each job less the count timed just before it. `--csv FILE` adds a row.
+ * each job less the count timed just before it. Then, on a GPU, the job once more per
+ * repetition with events around the count and the reduce on each rank's GPU: how long rank 0's
+ * sum ends after its count (on the peer and NCCL paths, with no host in the time; on the MPI
+ * path the host's copy and MPI_Reduce lie between the events). `--csv FILE` adds a row.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -67,6 +70,9 @@ typedef struct job {
     hist_stats count;               /**< the count: the slowest rank's median */
     hist_stats timed[TIME_JOB + 1]; /**< the reduce alone, the count as the job, the job */
     double in_job;                  /**< the reduce's cost in the job: the pairs' median */
+    cudaEvent_t marks[3]; /**< the job on the GPU: before the count, after, after the sum */
+    double gpu_after;     /**< rank 0's GPU: its count's end to the sum's end (median) */
+    double gpu_count;     /**< the slowest rank's count on its GPU, by events (median) */
 } job;
 
 /* ---- agreeing on failures ---- */
@@ -223,6 +229,8 @@ static hist_status setup_count(job *j) {
     HIST_CUDA_TRY(cudaMalloc(&j->d_workspace, ws ? ws : 1));
     j->red.stream = 0; /* the count's stream (the default one): the reduce queued right behind */
     HIST_CUDA_TRY(cudaEventCreateWithFlags(&j->done, cudaEventDisableTiming));
+    for (int e = 0; e < 3; ++e)
+        HIST_CUDA_TRY(cudaEventCreate(&j->marks[e]));
     HIST_CUDA_TRY(cudaMemcpy(j->d_samples, j->rows.samples, bytes, cudaMemcpyHostToDevice));
     j->red.on_gpu = 1;
     j->red.dev = &j->dev;
@@ -284,6 +292,57 @@ static double time_one(job *j, enum timed_what what) {
     return us;
 }
 
+/** @brief One job on the GPU with events around its count and its reduce (after the timed
+ *  loops: the events stay out of them). @param j the job @param count receives the count's time
+ *  @param after receives the time from the count's end to the reduce's end (us) */
+static void marked_once(job *j, double *count, double *after) {
+    cudaStream_t s = j->red.stream;
+    float c = 0, a = 0;
+    hist_status st = HIST_OK;
+    if (cudaEventRecord(j->marks[0], s) != cudaSuccess)
+        st = HIST_ERR_CUDA;
+    if (st == HIST_OK)
+        st = count_once(j);
+    if (st == HIST_OK && cudaEventRecord(j->marks[1], s) != cudaSuccess)
+        st = HIST_ERR_CUDA;
+    if (st == HIST_OK)
+        st = rank_reduce_once(&j->red);
+    if (st == HIST_OK && (cudaEventRecord(j->marks[2], s) != cudaSuccess ||
+                          cudaEventSynchronize(j->marks[2]) != cudaSuccess ||
+                          cudaEventElapsedTime(&c, j->marks[0], j->marks[1]) != cudaSuccess ||
+                          cudaEventElapsedTime(&a, j->marks[1], j->marks[2]) != cudaSuccess))
+        st = hist_fail(HIST_ERR_CUDA, "the marked job: %s", cudaGetErrorString(cudaGetLastError()));
+    if (st != HIST_OK)
+        rank_die(j->rank, j->size, st);
+    *count = 1000.0 * c, *after = 1000.0 * a;
+}
+
+/** @brief Where the reduce's time goes on the GPUs (no host in it but on the MPI path): the job
+ *  once more per repetition, every rank started together, events around the count and the reduce
+ *  on each rank's GPU; rank 0's median from its count's end to the sum's end, and the slowest
+ *  rank's count. Ranks without a GPU take part in the barriers only. @param j the job */
+static void measure_on_gpu(job *j) {
+    const int reps = j->o.reps, on_gpu = j->at.gpu >= 0;
+    double *t = (double *)calloc(2 * (size_t)reps, sizeof *t);
+    if (!t)
+        rank_die(j->rank, j->size, hist_fail(HIST_ERR_NOMEM, "out of host memory"));
+    double *count = t, *after = t + reps, c = 0, a = 0;
+    j->what = TIME_JOB;
+    for (int i = -j->o.warmup; i < reps; ++i) {
+        start_together(j);
+        if (on_gpu)
+            marked_once(j, &c, &a);
+        else
+            timed_once(j);
+        if (i >= 0)
+            count[i] = c, after[i] = a;
+    }
+    j->gpu_count = hist_stats_of(count, reps).median_us;
+    j->gpu_after = hist_stats_of(after, reps).median_us;
+    MPI_Allreduce(MPI_IN_PLACE, &j->gpu_count, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    free(t);
+}
+
 /** @brief Time the count (as the runner does), then the reduce alone, then the count as the job
  *  and the job in turns (repetition i of each side by side, so that a drift of the clocks over
  *  the run falls on both alike); the reduce's cost in the job is the median of the pairs'
@@ -317,6 +376,7 @@ static void measure(job *j) {
         alone[i] = both[i] - count[i];
     j->in_job = hist_stats_of(alone, reps).median_us;
     free(t);
+    measure_on_gpu(j); /* its last repetition leaves the sum too */
 }
 
 /* ---- the result ---- */
@@ -380,6 +440,10 @@ static void print_report(const job *j) {
            "on rank 0\n",
            reduce_in_job, j->timed[TIME_COUNT_AS_JOB].median_us,
            100.0 * reduce_in_job / j->timed[TIME_JOB].median_us, j->size, j->size == 1 ? "" : "s");
+    if (j->at.gpu >= 0)
+        printf("on the GPUs (events; medians): rank 0's sum ends %.1f us after its "
+               "count; the slowest rank's count takes %.1f us\n",
+               j->gpu_after, j->gpu_count);
 }
 
 /** @brief Rank 0: the report, a row added to `--csv` (the file replaced whole) and the output.
@@ -392,18 +456,21 @@ static hist_status report(const job *j) {
                                              "ranks,machines,path,count on,input,rows,"
                                              "channels,alloc (ms),read (ms),read GB/s,count "
                                              "(us),reduce (us),job (us),reduce in job (us),"
-                                             "reduce share,check,commit\n")) == HIST_OK) {
+                                             "reduce share,reduce after count on GPU (us),"
+                                             "check,commit\n")) == HIST_OK) {
         const double job_us = j->timed[TIME_JOB].median_us;
         const double in_job = j->in_job;
-        char path[48];
+        char path[48], gpu_after[32] = "-";
+        if (j->at.gpu >= 0)
+            snprintf(gpu_after, sizeof gpu_after, "%.1f", j->gpu_after);
         fprintf(csv.f,
-                "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f%%,exact,%s\n",
+                "%d,%d,%s,%s,%s,%llu,%u,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f%%,%s,exact,%s\n",
                 j->size, j->at.machines, path_text(j, path, sizeof path),
                 j->at.gpu >= 0 ? "GPU" : "CPU", j->rows.input_text,
                 (unsigned long long)j->rows.whole.rows, j->rows.whole.channels,
                 j->rows.alloc_us / 1e3, j->rows.read_us / 1e3, whole_gbps(j, j->rows.read_us),
                 j->count.median_us, j->timed[TIME_REDUCE].median_us, job_us, in_job,
-                100.0 * in_job / job_us, hist_course_commit);
+                100.0 * in_job / job_us, gpu_after, hist_course_commit);
         s = hist_outfile_commit(&csv);
     }
     if (s == HIST_OK && j->o.output)
@@ -422,6 +489,9 @@ static void release(job *j) {
         hist_l2_flush_destroy(j->flush);
         if (j->done)
             cudaEventDestroy(j->done);
+        for (int e = 0; e < 3; ++e)
+            if (j->marks[e])
+                cudaEventDestroy(j->marks[e]);
     }
     rank_rows_free(&j->rows);
     free(j->red.hist);

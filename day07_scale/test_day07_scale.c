@@ -4,8 +4,10 @@
  *        row counts never divide into them (1 byte to 64 KiB: one row a chunk, rows that straddle
  *        no chunk, a short last chunk), on 0, 1 and odd row counts and channel counts 1 to 4,096
  *        under three binnings; the multi-GPU step on every GPU count 1 .. visible (shares that
- *        differ by a row); `make gpus` exact on every GPU count; and, on any machine, the refusal
- *        of data larger than host memory before anything is allocated (the runner and `bigger`).
+ *        differ by a row); `make gpus` exact on every GPU count, weak and strong scaling, on
+ *        rows that no GPU count divides; and, on any machine, the split of the rows over 1 to 16
+ *        GPUs (the shares' reference histograms add up to the whole's) and the refusal of data
+ *        larger than host memory before anything is allocated (the runner and `bigger`).
  *        GPU tests skip without a GPU (fail with REQUIRE_GPU=1). Then the ranks program under
  *        `mpirun` (Open MPI, more ranks than cores allowed): 1 to 4 ranks exact on generated data
  *        (the same histogram for every N), one file and shards, rows that do not divide, fewer
@@ -24,6 +26,7 @@
 #include "impl.h"
 #include "npy.h"
 #include "reference.h"
+#include "resident.h"
 #include "test_util.h"
 #include "timing.h"
 
@@ -134,6 +137,57 @@ static void test_every_gpu_count(void **state) {
     free(got);
 }
 
+/* make gpus' strong scaling and step 5 cut the rows with day07_split_rows(): for row counts that
+   no GPU count divides, fewer rows than GPUs and none, on 1 to 16 GPUs, the shares follow one
+   another from row 0 to the last, differ by at most a row, keep the channels and the binning,
+   and their reference histograms add up exactly to the whole's. No GPU needed: the GPUs count
+   the same shares (make gpus checks its sums against the one reference, test_gpus_program). */
+static void test_split_rows_exact(void **state) {
+    (void)state;
+    static const uint64_t counts[] = {0, 1, 2, 7, 1000, 65537};
+    const hist_binning binning = {3, 250, 7}; /* bins that are not bytes: the shares keep it */
+    hist_dataset d = test_data(65537, 3, binning, (hist_dist){HIST_DIST_UNIFORM, 0}, 11);
+    uint8_t *samples = test_samples(&d);
+    const size_t counters = (size_t)hist_counters(&d.problem);
+    uint32_t *whole = malloc(counters * sizeof *whole), *part = malloc(counters * sizeof *part);
+    uint32_t *sum = malloc(counters * sizeof *sum);
+    assert_non_null(whole);
+    assert_non_null(part);
+    assert_non_null(sum);
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+        hist_problem p = d.problem;
+        p.rows = counts[i];
+        hist_reference(&p, samples, whole);
+        for (int n = 1; n <= DAY07_GPUS_MAX; ++n) {
+            hist_problem shares[DAY07_GPUS_MAX];
+            uint64_t first[DAY07_GPUS_MAX];
+            day07_split_rows(&p, n, shares, first);
+            memset(sum, 0, counters * sizeof *sum);
+            uint64_t next = 0, least = UINT64_MAX, most = 0;
+            for (int g = 0; g < n; ++g) {
+                assert_int_equal(first[g], next);
+                assert_int_equal(shares[g].channels, p.channels);
+                assert_memory_equal(&shares[g].binning, &p.binning, sizeof p.binning);
+                next += shares[g].rows;
+                least = shares[g].rows < least ? shares[g].rows : least;
+                most = shares[g].rows > most ? shares[g].rows : most;
+                hist_reference(&shares[g], samples + first[g] * p.channels, part);
+                for (size_t k = 0; k < counters; ++k)
+                    sum[k] += part[k];
+            }
+            assert_int_equal(next, p.rows);
+            assert_true(most - least <= 1);
+            if (hist_verify(&p, whole, sum, 3, stderr) != 0)
+                fail_msg("%llu rows on %d GPUs: the shares' histograms do not add up",
+                         (unsigned long long)p.rows, n);
+        }
+    }
+    free(samples);
+    free(whole);
+    free(part);
+    free(sum);
+}
+
 /* make gpus: every GPU count, data on the GPUs and on the host, exact (it checks itself). */
 static void test_gpus_program(void **state) {
     (void)state;
@@ -149,15 +203,18 @@ static void test_gpus_program(void **state) {
         print_message("skipped: %s\n", why);
         skip();
     }
-    char path[1024], out[8192], err[2048];
+    char path[1024], out[16384], err[2048];
     program_path(path, sizeof path, "gpus");
-    /* 32 MiB per GPU: the program's logic, quickly (make gpus measures 512 MiB) */
-    char *argv[] = {path, "--rows", "65536", "--reps", "2", NULL};
+    /* 32 MiB per GPU: the program's logic, quickly (make gpus measures 512 MiB); 65,537 rows,
+       which no GPU count from 2 on divides: the strong scaling's shares differ by a row */
+    char *argv[] = {path, "--rows", "65537", "--reps", "2", NULL};
     const int rc = test_run_program(argv, out, sizeof out, err, sizeof err);
     print_message("%s", out);
     if (rc != 0)
         fail_msg("gpus exited with %d: %s", rc, err);
     assert_null(strstr(out, "MISMATCH"));
+    assert_non_null(strstr(out, "split over the GPUs (peer add)"));
+    assert_non_null(strstr(out, "split over the GPUs (ncclAllReduce)"));
 }
 
 /* More data than this machine's memory: refused with a clear message before any allocation,
@@ -504,6 +561,7 @@ int main(void) {
         cmocka_unit_test(test_chunks_rows_never_divide),
         cmocka_unit_test(test_chunks_of_64_kib),
         cmocka_unit_test(test_every_gpu_count),
+        cmocka_unit_test(test_split_rows_exact),
         cmocka_unit_test(test_gpus_program),
         cmocka_unit_test(test_larger_than_host_memory_refused),
         cmocka_unit_test(test_missing_nccl_is_explained),

@@ -12,7 +12,16 @@
 #   - shape 1, one channel with a non-byte binning (--preset small-binned --rows 3000): all four;
 #   - shape 0 under each emulated GPU of SANITIZE_LIMITS (default: t4 a100 rtx4090, the three plans
 #     day 06's final kernel can take besides the H100's): racecheck and memcheck of the
-#     implementations that choose a plan from the GPU.
+#     implementations that choose a plan from the GPU;
+#   - days 08 and 09's 16-bit samples, short so that racecheck stays quick: shape u16, one channel
+#     of 65,536 bins (SANITIZE_U16, default --bits 16 --rows 2000 --channels 1), and shape u16x8,
+#     eight of them, a histogram of 1 MiB of packed counters that takes several passes
+#     (SANITIZE_U16X8, default --bits 16 --rows 600 --channels 8): all four tools; and u16 under
+#     each emulated GPU of SANITIZE_LIMITS16 (default t4, where 65,536 packed counters take two
+#     passes too): racecheck and memcheck of those that choose a plan.
+# The implementations of SANITIZE_OWN (default gpu_wide gpu_exchange16: day 08's final kernel and
+# day 09's exchange, the longest under racecheck) run in runs of their own, each beside its
+# lesson's other implementations, not after them.
 # Racecheck sees day 07's host-input pipelines, whose kernel is day 06's final one (checked there
 # on every distribution and plan), on the uniform distribution of each shape only.
 # Which implementations run on a shape, and which chose a plan, come from one plain run of it by
@@ -27,6 +36,10 @@
 # (tests/sanitize/nccl_init.cu, built where NCCL is found) shows alone first, with NCCL's
 # uninitialised reads, every one inside an NCCL kernel. SANITIZE_TOOLS picks some of the four
 # tools; SANITIZE_TIMES=FILE keeps every run's seconds.
+# On a machine of several GPUs the runs are spread over them, one GPU each (CUDA_VISIBLE_DEVICES,
+# in turn in the plan's order, the longest first); NCCL's runs use the first SANITIZE_NCCL_GPUS
+# (default 2: their code is the same on every GPU count, and NCCL's start under the tools grows
+# with the GPUs, from 71 s on one to some 120 s on four). The first lines say which GPUs ran what.
 set -u
 bin=$1
 repro=${2:-}
@@ -39,14 +52,24 @@ fi
 start=$(date +%s)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# the GPU as the harness reports it ("... limited to rtx4090" under GPU_LIMITS)
-# how many GPUs it sees (CUDA_VISIBLE_DEVICES, else nvidia-smi's list)
+# the GPUs it sees (CUDA_VISIBLE_DEVICES' list, else nvidia-smi's indices), the runs spread over
+# them; NCCL's on the first SANITIZE_NCCL_GPUS
 if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
-    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    gpu_ids=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' ' ')
 else
-    ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    gpu_ids=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr -d ' ' | paste -sd' ')
 fi
-echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p') ($ngpus GPU$([ "$ngpus" = 1 ] || echo s) visible)"
+[ -n "$gpu_ids" ] || gpu_ids=0
+ngpus=$(echo "$gpu_ids" | wc -w)
+nccl_gpus=$(echo "$gpu_ids" | tr ' ' '\n' | head -n "${SANITIZE_NCCL_GPUS:-2}" | paste -sd,)
+# GPU K of the list, K counted from 0 (in turn: K modulo the GPUs)
+gpu_at() { echo "$gpu_ids" | tr ' ' '\n' | sed -n "$(($1 % ngpus + 1))p"; }
+# the GPU as the harness reports it ("... limited to rtx4090" under GPU_LIMITS)
+echo "sanitize: on $("$bin" --impl gpu_naive --rows 1 --channels 1 --reps 1 | sed -n 's/.*; GPU: //p') ($ngpus GPU$([ "$ngpus" = 1 ] || echo s) visible: $gpu_ids; the runs spread over $([ "$ngpus" = 1 ] && echo it || echo them), one GPU a run; NCCL's runs on GPU$(case $nccl_gpus in *,*) echo s ;; esac) $nccl_gpus)"
+nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader 2>/dev/null |
+    while IFS=, read -r index name bus; do
+        case " $gpu_ids " in *" $index "*) echo "sanitize: GPU $index:$name,$bus" ;; esac
+    done
 
 # NCCL's own handled errors: on initialisation it asks the runtime about each of its kernels
 # (cudaFuncGetAttributes in ncclInitKernelsForDevice) and skips those built for other GPUs
@@ -72,8 +95,10 @@ NCCL_INITCHECK_SKIP="--kernel-name-exclude kns=nccl"
 # report, for the count), and said before the verdicts (repro_verdict); that the course's kernels
 # are clean with NCCL's excluded is the verdict of the alone runs' initcheck
 repro_start() {
-    compute-sanitizer --tool memcheck --print-limit 1000 "$repro" >"$dir/repro.memcheck" 2>&1 &
-    compute-sanitizer --tool initcheck --print-limit 100000 "$repro" >"$dir/repro.initcheck" 2>&1 &
+    CUDA_VISIBLE_DEVICES=$nccl_gpus compute-sanitizer --tool memcheck --print-limit 1000 "$repro" \
+        >"$dir/repro.memcheck" 2>&1 &
+    CUDA_VISIBLE_DEVICES=$nccl_gpus compute-sanitizer --tool initcheck --print-limit 100000 "$repro" \
+        >"$dir/repro.initcheck" 2>&1 &
 }
 repro_verdict() {
     local out n what kinds k all in_nccl kernels
@@ -99,58 +124,68 @@ repro_verdict() {
     fi
 }
 
-# NAME ARGS: one plain run of ARGS by the course runner: $dir/NAME.LESSON, the implementations of
-# LESSON it ran on the GPU (none it skipped, outside their constraints there), one per line;
-# $dir/NAME.plans, those that chose a plan from the GPU (said on "# plan on this GPU" lines)
+# NAME ARGS GPU: one plain run of ARGS by the course runner on GPU: $dir/NAME.LESSON, the
+# implementations of LESSON it ran on the GPU (none it skipped, outside their constraints there),
+# one per line; $dir/NAME.plans, those that chose a plan from the GPU (said on "# plan on this
+# GPU" lines)
 ran_on_gpu() {
     local csv="$dir/$1.list.csv" log="$dir/$1.list.log"
     # shellcheck disable=SC2086
-    "$bin" $2 --reps 1 --warmup 0 --csv "$csv" >"$log" 2>&1 ||
+    CUDA_VISIBLE_DEVICES=$3 "$bin" $2 --reps 1 --warmup 0 --csv "$csv" >"$log" 2>&1 ||
         { echo "sanitize: the plain run '$bin $2' failed:" >&2; tail -n 3 "$log" >&2; return 1; }
     awk -F, -v out="$dir/$1" 'NR > 1 && $3 != "host" && $4 == "ran" { print $2 > (out "." $1) }
         NR > 1 && $3 == "h2d" { print $2 > (out ".h2d") }' "$csv"
     touch "$dir/$1.h2d"
     sed -n 's/^# plan on this GPU: .*(\(.*\))$/\1/p' "$log" | tr -d ' ' | tr ',' '\n' >"$dir/$1.plans"
 }
-# NAME [PLANS [DEVICE]]: per lesson, "PROGRAM IMPL,IMPL,..." of the implementations of run NAME
-# (with PLANS, only those that chose a plan; with DEVICE, no host-input one), those run alone left out
+# NAME [PLANS [DEVICE]]: "PROGRAM IMPL" for each implementation of run NAME that SANITIZE_OWN
+# names (a run of its own, the longest: first), then per lesson "PROGRAM IMPL,IMPL,..." of the
+# others, the largest first (with PLANS, only those that chose a plan; with DEVICE, no host-input
+# one; those run alone left out)
 groups() {
-    local f lesson list
-    for f in "$dir/$1".day*; do
-        [ -e "$f" ] || continue
-        lesson=${f##*.}
-        list=$(grep -vxF -f "$dir/alone" "$f" |
-            { if [ -n "${2:-}" ]; then grep -xF -f "$dir/$1.plans"; else cat; fi; } |
-            { if [ -n "${3:-}" ]; then grep -vxF -f "$dir/$1.h2d"; else cat; fi; } | paste -sd,)
-        [ -z "$list" ] || echo "$build/$lesson/$lesson $list"
-    done | awk '{ print gsub(/,/, ",") " " $0 }' | sort -rn | cut -d' ' -f2- # the largest first
+    local f lesson
+    for own in 1 0; do
+        for f in "$dir/$1".day*; do
+            [ -e "$f" ] || continue
+            lesson=${f##*.}
+            grep -vxF -f "$dir/alone" "$f" |
+                { if [ "$own" = 1 ]; then grep -xF -f "$dir/own"; else grep -vxF -f "$dir/own"; fi; } |
+                { if [ -n "${2:-}" ]; then grep -xF -f "$dir/$1.plans"; else cat; fi; } |
+                { if [ -n "${3:-}" ]; then grep -vxF -f "$dir/$1.h2d"; else cat; fi; } |
+                if [ "$own" = 1 ]; then sed "s|^|$build/$lesson/$lesson |"; else
+                    paste -sd, | sed "/^$/d; s|^|$build/$lesson/$lesson |"; fi
+        done | awk '{ print gsub(/,/, ",") " " $0 }' | sort -rn | cut -d' ' -f2-
+    done
 }
 
 build=$(dirname "$bin")
 tools=${SANITIZE_TOOLS:-racecheck memcheck initcheck synccheck}
 shape0="--rows 4100 --channels 528" shape1="--preset small-binned --rows 3000"
+u16=${SANITIZE_U16:---bits 16 --rows 2000 --channels 1}
+u16x8=${SANITIZE_U16X8:---bits 16 --rows 600 --channels 8}
 dists="uniform constant contention:90 runs:7"
 # the emulated plans: under GPU_LIMITS the whole run is one of them already
-limits=${SANITIZE_LIMITS-t4 a100 rtx4090}
-[ -z "${HIST_GPU_LIMITS:-}" ] || limits=""
-# one run: ID TOOL PROGRAM ARGS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds; also appended to
-# SANITIZE_TIMES as each run ends)
+limits=${SANITIZE_LIMITS-t4 a100 rtx4090} limits16=${SANITIZE_LIMITS16-t4}
+[ -z "${HIST_GPU_LIMITS:-}" ] || limits="" limits16=""
+# one run: ID TOOL PROGRAM ARGS GPUS -> $dir/ID.out, $dir/ID.rc, $dir/ID.s (seconds, and the
+# GPUs; also appended to SANITIZE_TIMES as each run ends)
 run_one() {
-    local id=$1 tool=$2 program=$3 args=$4 extra="" t0=$SECONDS
+    local id=$1 tool=$2 program=$3 args=$4 gpus=$5 extra="" t0=$SECONDS
     [ "$tool" = memcheck ] && extra="--leak-check full"
     # shellcheck disable=SC2086
     # NCCL's communicators under initcheck: the course's kernels only (NCCL_INITCHECK_SKIP, above)
     case "$tool:$args" in initcheck:*--impl\ gpus_nccl*) extra="$NCCL_INITCHECK_SKIP" ;; esac
     # shellcheck disable=SC2086
-    compute-sanitizer --tool "$tool" $extra --error-exitcode 9 --print-limit 1000 \
-        "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
+    CUDA_VISIBLE_DEVICES=$gpus compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
+        --print-limit 1000 "$program" $args --reps 1 --warmup 0 >"$dir/$id.out" 2>&1
     echo $? >"$dir/$id.rc"
-    echo "$((SECONDS - t0)) s: $tool ${program##*/} $args" >"$dir/$id.s"
+    echo "$((SECONDS - t0)) s: $tool ${program##*/} $args (GPU $gpus)" >"$dir/$id.s"
     [ -z "${SANITIZE_TIMES:-}" ] || cat "$dir/$id.s" >>"$SANITIZE_TIMES"
 }
 # run alone, by memcheck and initcheck only: NCCL's communicators (NCCL initialises for 30 s under
 # memcheck); their kernels are day 06's, checked with its lesson, and NCCL's own
 for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
+for impl in ${SANITIZE_OWN-gpu_wide gpu_exchange16}; do echo "$impl"; done >"$dir/own"
 [ -z "$repro" ] || repro_start
 # the runs alone are the longest (NCCL's start under the tool, over every GPU): they start now,
 # beside the plain runs, each into $dir/alone-TOOL-IMPL.*; one whose implementation the plain run
@@ -159,14 +194,18 @@ for impl in ${SANITIZE_ALONE-gpus_nccl}; do echo "$impl"; done >"$dir/alone"
 for tool in $tools; do
     case $tool in memcheck | initcheck) ;; *) continue ;; esac
     while read -r impl; do
-        run_one "alone-$tool-$impl" "$tool" "$bin" "$shape0 --impl $impl" &
+        run_one "alone-$tool-$impl" "$tool" "$bin" "$shape0 --impl $impl" "$nccl_gpus" &
     done <"$dir/alone"
 done
 # the plain runs side by side (each a few seconds, most of it NCCL's and the CPU's)
-plain=""
-ran_on_gpu shape0 "$shape0" & plain="$plain $!"
-ran_on_gpu shape1 "$shape1" & plain="$plain $!"
-for gpu in $limits; do ran_on_gpu "$gpu" "$shape0 --gpu-limits $gpu" & plain="$plain $!"; done
+plain="" k=0
+for run in "shape0|$shape0" "shape1|$shape1" "u16|$u16" "u16x8|$u16x8" \
+    $(for gpu in $limits; do echo "$gpu|$shape0 --gpu-limits $gpu"; done | tr ' ' '~') \
+    $(for gpu in $limits16; do echo "u16-$gpu|$u16 --gpu-limits $gpu"; done | tr ' ' '~'); do
+    run=$(printf '%s' "$run" | tr '~' ' ')
+    ran_on_gpu "${run%%|*}" "${run#*|}" "$(gpu_at $k)" & plain="$plain $!"
+    k=$((k + 1))
+done
 for pid in $plain; do wait "$pid" || exit 1; done
 # the plan: one GROUP|TOOL|PROGRAM|ARGS line per run, the longest first (the implementations run
 # alone, then racecheck's): each lesson's implementations together, on shape 0 under every
@@ -196,9 +235,19 @@ for pid in $plain; do wait "$pid" || exit 1; done
         groups shape1 | while read -r program impls; do
             echo "$tool|$tool|$program|$shape1 --impl $impls"
         done
+        for shape in u16 u16x8; do
+            groups $shape | while read -r program impls; do
+                echo "16-bit samples|$tool|$program|$(eval echo "\$$shape") --impl $impls"
+            done
+        done
         for gpu in $lim; do
             groups "$gpu" plans "$device" | while read -r program impls; do
                 echo "limited to $gpu|$tool|$program|$shape0 --gpu-limits $gpu --impl $impls"
+            done
+        done
+        for gpu in $([ -z "$all" ] || echo "$limits16"); do
+            groups "u16-$gpu" plans | while read -r program impls; do
+                echo "16-bit samples limited to $gpu|$tool|$program|$u16 --gpu-limits $gpu --impl $impls"
             done
         done
     done
@@ -207,8 +256,9 @@ for pid in $plain; do wait "$pid" || exit 1; done
 
 jobs_max=${SANITIZE_JOBS:-$(nproc)}
 id=0
+k=0
 while IFS='|' read -r group tool program args; do
-    case $group in *alone) ;; *) run_one $id "$tool" "$program" "$args" & ;; esac
+    case $group in *alone) ;; *) run_one $id "$tool" "$program" "$args" "$(gpu_at $k)" & k=$((k + 1)) ;; esac
     id=$((id + 1))
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done <"$dir/plan"
@@ -249,7 +299,7 @@ touch "$dir/failed" "$dir/excluded"
 awk '!seen[$0]++' "$dir/groups" | while read -r group; do
     n=$(grep -cx "$group" "$dir/groups")
     x=$(awk -F'|' -v g="$group" '$1 == g { s += $2 } END { print s + 0 }' "$dir/excluded")
-    case $group in limited*) what="$group (racecheck and memcheck)" ;;
+    case $group in limited* | *limited*) what="$group (racecheck and memcheck)" ;;
                    memcheck) what="memcheck (--leak-check full)" ;;
                    *alone) what="$group (memcheck; initcheck of the course's kernels: $NCCL_INITCHECK_SKIP)" ;;
                    *) what=$group ;; esac

@@ -231,14 +231,58 @@ def probe_value(tag, text):
 
 def kept_value(name, text):
     """In a kept text file, the first number after TEXT on the first line containing it, with the
-    unit written after it there (us, ms or s), else in us."""
+    unit written after it there (us, ms or s; a ratio's x or a share's % as written, with no
+    space), else in us."""
     with open(data_path(name)) as f:
         for line in f:
             if text in line and not line.startswith("#"):
-                m = re.search(r"([0-9]+(?:\.[0-9]+)?)(?: (us|ms|s)\b)?", line.split(text, 1)[1])
+                m = re.search(r"([0-9]+(?:\.[0-9]+)?)(?: (us|ms|s)\b|(x|%)(?![A-Za-z0-9]))?",
+                              line.split(text, 1)[1])
+                if m and m.group(3):
+                    return f"{m.group(1)}{m.group(3)}"
                 if m:
                     return f"{m.group(1)} {m.group(2) or 'us'}"
     raise Error(f"docs/data/{name}: no line with '{text}' and a number after it")
+
+
+#: the columns of a GPU's line in `gpus`' account of where a call's time goes (TAG_gpus-phases.txt)
+PHASES = ("queued", "count", "sum", "end")
+
+
+def phase_blocks(name):
+    """`gpus`' account of where one call's time goes (TAG_gpus-phases.txt: a line "# BLOCK: the
+    call T us ..." then a line "#   GPU g: queued count sum end" per GPU), as a list of (BLOCK, T,
+    [(g, [queued, count, sum, end]), ...]), in the file's order."""
+    with open(data_path(name)) as f:
+        lines = f.read().split("\n")
+    blocks = []
+    for k, line in enumerate(lines):
+        if not line.startswith("# ") or ": the call " not in line:
+            continue
+        block, rest = line[2:].split(": the call ", 1)
+        gpus = []
+        for gpu in lines[k + 1:]:
+            m = re.match(r"#\s+GPU ([0-9]+):((?:\s+[0-9.]+){4})\s*$", gpu)
+            if not m:
+                break
+            gpus.append((int(m.group(1)), [float(v) for v in m.group(2).split()]))
+        blocks.append((block, rest.split()[0], gpus))
+    return blocks
+
+
+def phase_value(name, block, column):
+    """In `gpus`' account of where one call's time goes (phase_blocks()), block BLOCK's call time
+    T (COLUMN "call"), or the largest value of COLUMN (queued, count, sum or end) over the block's
+    GPUs: the last GPU's, which the call waits for. In us."""
+    if column != "call" and column not in PHASES:
+        raise Error(f"phase column '{column}': call or one of {', '.join(PHASES)}")
+    for name_of, call, gpus in phase_blocks(name):
+        if name_of != block or not gpus:
+            continue
+        if column == "call":
+            return f"{call} us"
+        return f"{max(v[PHASES.index(column)] for _, v in gpus):.1f} us"
+    raise Error(f"docs/data/{name}: no block '# {block}: the call ...' with its GPUs' lines")
 
 
 def lesson_folders():

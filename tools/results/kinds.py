@@ -6,7 +6,8 @@ import os
 import re
 from kept import (
     Error, HEAD, METRICS, ROOT, data_path, fmt_ratio, fmt_time, kept_csv, lesson_folders,
-    load_profile, load_run, probe_lines, prof_value, run_file, run_row, run_value, table)
+    load_profile, load_run, phase_blocks, probe_lines, prof_value, run_file, run_row, run_value,
+    table)
 
 
 # ---- the table kinds ----
@@ -253,9 +254,18 @@ def t_csv(page, args):
     """A kept CSV file (a lesson program's own output, '# ' provenance lines first) as it is, or
     only the columns named by cols=NAME,... (its header's names). rows=lessons: one row per
     lesson folder, in lesson order, found by its first cell; a lesson the file lacks says that
-    it is not measured yet, and a row of no lesson folder is an error."""
-    o = kv(args, ("file",), ("cols", "rows"))
+    it is not measured yet, and a row of no lesson folder is an error. where=COLUMN:VALUE: only
+    the rows whose COLUMN is VALUE (day 07's reduce on the main preset's rows of a file that holds
+    two sizes)."""
+    o = kv(args, ("file",), ("cols", "rows", "where"))
     head, rows = kept_csv(o["file"])
+    if "where" in o:
+        column, _, value = o["where"].partition(":")
+        if column not in head:
+            raise Error(f"where={o['where']}: docs/data/{o['file']} has no column '{column}'")
+        rows = [r for r in rows if r[head.index(column)] == value]
+        if not rows:
+            raise Error(f"where={o['where']}: no row of docs/data/{o['file']}")
     if o.get("rows") not in (None, "lessons"):
         raise Error("rows=lessons is the one choice of rows")
     if o.get("rows") == "lessons":
@@ -272,6 +282,55 @@ def t_csv(page, args):
             raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)}")
         keep = [head.index(c) for c in o["cols"].split(",")]
     return table([head[k] for k in keep], [[r[k] for k in keep] for r in rows]), [o["file"]]
+
+
+def t_gpus(page, args):
+    """`make gpus`' weak and strong scaling side by side (day 07): one row per GPU count (those of
+    gpus=N,... or every one the file has), each scaling's median and speed-up for one sum (sum=peer,
+    the default: the peer add; sum=nccl: NCCL's all-reduce), from the program's CSV."""
+    o = kv(args, ("file",), ("sum", "gpus"))
+    head, rows = kept_csv(o["file"])
+    sums = {"peer": "(peer add)", "nccl": "(ncclAllReduce)"}
+    if o.get("sum", "peer") not in sums:
+        raise Error(f"sum={o['sum']}: peer or nccl")
+    missing = [c for c in ("data", "GPUs", "median (ms)", "speed-up") if c not in head]
+    if missing:
+        raise Error(f"docs/data/{o['file']} has no column {', '.join(missing)} (gpus --csv's)")
+    col = {c: head.index(c) for c in ("data", "GPUs", "median (ms)", "speed-up")}
+    way = {"weak": f"on the GPUs {sums[o.get('sum', 'peer')]}",
+           "strong": f"split over the GPUs {sums[o.get('sum', 'peer')]}"}
+    cells = {(w, r[col["GPUs"]]): r for w, data in way.items() for r in rows
+             if r[col["data"]] == data}
+    counts = o["gpus"].split(",") if "gpus" in o else sorted(
+        {n for _, n in cells}, key=int)
+    out = []
+    for n in counts:
+        line = [n]
+        for w in ("weak", "strong"):
+            if (w, n) not in cells:
+                raise Error(f"docs/data/{o['file']} has no row '{way[w]},{n}'")
+            r = cells[(w, n)]
+            line += [f"{r[col['median (ms)']]} ms", r[col["speed-up"]]]
+        out.append(line)
+    head = ["GPUs", "weak: median", "speed-up", "strong: median", "speed-up"]
+    return table(head, out), [o["file"]]
+
+
+def t_phases(page, args):
+    """`gpus`' account of where one call's time goes (day 07's TAG_gpus-phases.txt): a row per
+    GPU of each block (the pass, its GPU count and the call's median), its count queued at, the
+    count, the sum after it, its end seen at (us, each the median of the calls)."""
+    o = kv(args, ("file",))
+    rows = []
+    for block, call, gpus in phase_blocks(o["file"]):
+        for g, v in gpus:
+            rows.append([f"{block}: {call} us" if g == gpus[0][0] else "", str(g)] +
+                        [f"{x:.1f}" for x in v])
+    if not rows:
+        raise Error(f"docs/data/{o['file']} holds no account of a call's time (gpus' output)")
+    head = ["call (its median)", "GPU", "count queued at (us)", "count (us)",
+            "sum after it (us)", "end seen at (us)"]
+    return table(head, rows), [o["file"]]
 
 
 def t_regions(page, args):
@@ -373,4 +432,5 @@ def t_diff(page, args):
 
 
 KINDS = {"code": t_code, "diff": t_diff, "regions": t_regions, "lessons": t_lessons, "variants": t_variants, "text": t_text, "csv": t_csv, "runs": t_runs, "pivot": t_pivot, "profile": t_profile, "probe": t_probe,
-         "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling}
+         "sweep": t_sweep, "triton": t_triton, "scaling": t_scaling, "gpus": t_gpus,
+         "phases": t_phases}

@@ -1,8 +1,9 @@
 #!/bin/sh
 # measure.sh CONFIG_BUILD_DIR OUTDIR [STEPS]: every measurement the lesson READMEs quote, taken on
-# this machine's GPU and kept as data files OUTDIR/TAG_* (TAG from the GPU's name, e.g. h100, or
-# DATA_TAG). `make measure` calls it with OUTDIR docs/data; `make tables` then rewrites every table
-# and figure of the READMEs from those files. Each file says its GPU, date and command: the runner's
+# this machine's GPU and kept as data files OUTDIR/TAG_* (TAG from the GPU's name, e.g. h100, and
+# the number of GPUs where several are visible, e.g. h200x4; or DATA_TAG). `make measure` calls
+# it with OUTDIR docs/data; `make tables` then rewrites every table and figure of the READMEs from
+# those files. Each file says its GPU, date and command: the runner's
 # CSVs in their columns, the others in their first lines ("# ...").
 #   runs     the course runner on the main preset x 4 distributions and on small-binned
 #   profile  Nsight Compute on the kernels the READMEs discuss (make profile's metrics)
@@ -24,15 +25,17 @@
 #   scale    day 07's pipelines on the main preset (TAG_scale_uniform.csv, against the pinned-copy
 #            floor), and its two chunked pipelines at chunk sizes 4 to 256 MiB (TAG_chunks.csv)
 #   bigger   day 07's chunked pipelines on 96 GiB of pinned host memory (BIGGER_GIB to change)
-#   gpus     day 07's scaling over 1 .. every GPU of the machine (TAG_gpus.csv)
+#   gpus     day 07's scaling over 1 .. every GPU of the machine, weak and strong (TAG_gpus.csv),
+#            and where one call's time goes on each GPU (TAG_gpus-phases.txt)
 #   ranks    day 07's ranks under mpirun on the main preset (TAG_ranks.csv): day 06's program alone
 #            first (the same kernel, one process, no MPI), then 1 rank (NCCL), 2 and 4 sharing the
 #            GPU (MPI), 1, 2 and 4 counting on the CPU, and the same file read by 1, 2 and 4 ranks
 #            against `cat FILE > /dev/null` (the file in the page cache)
 #   reduce   day 07's ways to sum the ranks' histograms, side by side (TAG_reduce.csv), one rank per
-#            GPU (2 .. 8 GPUs; skipped on one): the peer path, ncclReduce under each of NCCL's
-#            protocols (NCCL_PROTO unset, LL, LL128, Simple), ncclAllReduce and MPI, on the main
-#            preset; then the peer path, ncclReduce and MPI on 8x its rows
+#            GPU, on 2, 4 and 8 GPUs as far as the machine has them (skipped on one): the peer
+#            path, ncclReduce under each of NCCL's protocols (NCCL_PROTO unset, LL, LL128,
+#            Simple), ncclAllReduce and MPI, on the main preset; then the peer path, ncclReduce
+#            and MPI on 8x its rows
 #   wide     every 16-bit entry of the course (day 08's steps and day 09's clusters, CUB's
 #            HistogramEven beside them), run by the course runner so that the two lessons share
 #            one floor: u16 (one channel, 512 MiB) and u16x8 (8 channels), each under four
@@ -64,8 +67,18 @@ none) ;;
 esac
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || :)
 [ -n "$gpu" ] || { echo "measure: no CUDA GPU found (nvidia-smi lists none)" >&2; exit 2; }
-tag=${DATA_TAG:-$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr 'A-Z' 'a-z')}
-[ -n "$tag" ] || tag=$(echo "$gpu" | tr -c 'A-Za-z0-9\n' '_')
+# the GPUs this run sees: CUDA_VISIBLE_DEVICES' list where it is set, else every one nvidia-smi lists
+if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+    ngpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c . || :)
+else
+    ngpus=$(nvidia-smi -L | grep -c '^GPU' || :)
+fi
+# the tag names the machine: the GPU (h100, h200), and with several GPUs visible their number
+# (h200x4), as the kept files of the machines of two and four GPUs are named; a run with
+# CUDA_VISIBLE_DEVICES=0 measures one GPU of such a machine as a machine of one
+base=$(echo "$gpu" | grep -oE '[A-Z]{1,2}[0-9]{2,3}' | head -n 1 | tr 'A-Z' 'a-z')
+[ -n "$base" ] || base=$(echo "$gpu" | tr -c 'A-Za-z0-9\n' '_')
+tag=${DATA_TAG:-$base$([ "$ngpus" -le 1 ] || echo "x$ngpus")}
 mkdir -p "$out"
 # the commit, "-dirty" when the working tree differs from it (measurements of uncommitted code)
 # (COURSE_COMMIT: the commit measured, where this copy's .git does not know it)
@@ -319,12 +332,16 @@ EOF
           cat "$file.part"; } > "$file.tmp"
         rm -f "$file.part"; mv "$file.tmp" "$file" ;;
     gpus)
-        file=$out/${tag}_gpus.csv
-        echo "measure: $file"
+        # the table (weak and strong scaling) as TAG_gpus.csv; the program's whole output, with
+        # where each call's time goes on one GPU and on all, as TAG_gpus-phases.txt
+        file=$out/${tag}_gpus.csv text=$out/${tag}_gpus-phases.txt
+        echo "measure: $file $text"
         { stamp "$build/day07_scale/gpus --reps 11"
-          "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > /dev/null
+          "$build/day07_scale/gpus" --reps 11 --csv "$file.part" > "$text.part"
           cat "$file.part"; } > "$file.tmp"
-        rm -f "$file.part"; mv "$file.tmp" "$file" ;;
+        { stamp "$build/day07_scale/gpus --reps 11 (its output: the table, then where the time goes)"
+          cat "$text.part"; } > "$text.tmp"
+        rm -f "$file.part" "$text.part"; mv "$file.tmp" "$file"; mv "$text.tmp" "$text" ;;
     ranks)
         file=$out/${tag}_ranks.csv
         echo "measure: $file"
@@ -339,13 +356,13 @@ EOF
           "$build/day06_roofline/day06_roofline" --impl gpu_roofline --reps 50 --csv "$tmp/day06.csv" \
               --save-input "$tmp/main.npy" > /dev/null
           # day 06's own program, in the ranks' columns: its median is the count's
-          awk -F, 'NR > 1 && $2 == "gpu_roofline" { printf "day 06 alone,1,-,GPU,generated,%s,%s,-,-,-,%.1f,-,-,-,-,%s,-\n", $16, $17, $5, $13 }' "$tmp/day06.csv" > "$tmp/rows"
+          awk -F, 'NR > 1 && $2 == "gpu_roofline" { printf "day 06 alone,1,-,GPU,generated,%s,%s,-,-,-,%.1f,-,-,-,-,-,%s,-\n", $16, $17, $5, $13 }' "$tmp/day06.csv" > "$tmp/rows"
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 50 --csv "$tmp/ranks.csv" > /dev/null; done
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --cpu --csv "$tmp/ranks.csv" > /dev/null; done
           cat "$tmp/main.npy" > /dev/null # into the page cache
           t0=$(date +%s%N); cat "$tmp/main.npy" > /dev/null; t1=$(date +%s%N)
           bytes=$(stat -c %s "$tmp/main.npy")
-          awk -v ns=$((t1 - t0)) -v b="$bytes" 'BEGIN { printf "cat FILE > /dev/null,1,-,-,one file,-,-,-,%.2f,%.2f,-,-,-,-,-,-,-\n", ns / 1e6, b / ns }' >> "$tmp/rows"
+          awk -v ns=$((t1 - t0)) -v b="$bytes" 'BEGIN { printf "cat FILE > /dev/null,1,-,-,one file,-,-,-,%.2f,%.2f,-,-,-,-,-,-,-,-\n", ns / 1e6, b / ns }' >> "$tmp/rows"
           for np in 1 2 4; do $mpirun -np $np "$ranks" --reps 5 --input "$tmp/main.npy" --csv "$tmp/ranks.csv" > /dev/null; done
           head -n 1 "$tmp/ranks.csv"; head -n 1 "$tmp/rows"; tail -n +2 "$tmp/ranks.csv" | head -n 6
           tail -n 1 "$tmp/rows"; tail -n +8 "$tmp/ranks.csv"; } > "$file.tmp"
@@ -354,20 +371,22 @@ EOF
         file=$out/${tag}_reduce.csv
         ranks=$build/day07_scale/ranks
         [ -x "$ranks" ] || { echo "measure: $ranks is not built (Open MPI: make nccl-info DAY=07)" >&2; exit 2; }
-        ngpus=$(nvidia-smi -L | grep -c '^GPU')
         [ "$ngpus" -le 8 ] || ngpus=8
         if [ "$ngpus" -lt 2 ]; then echo "measure: reduce skipped: one GPU (it compares sums across GPUs)"; continue; fi
         echo "measure: $file"
         mpirun="mpirun -q --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root)"
         tmp=$(mktemp -d)
         # METHOD: PATH or PATH:NCCL_PROTO (mpirun passes the environment to its local ranks)
-        one() { rows=$1 method=$2
+        one() { np=$1 rows=$2 method=$3
             proto=$(echo "$method" | cut -s -d: -f2)
-            env ${proto:+NCCL_PROTO=$proto} $mpirun -np "$ngpus" "$ranks" --rows "$rows" --reps 50 \
+            env ${proto:+NCCL_PROTO=$proto} $mpirun -np "$np" "$ranks" --rows "$rows" --reps 50 \
                 --path "${method%%:*}" --csv "$tmp/reduce.csv" > /dev/null; }
-        { stamp "ranks under $mpirun -np $ngpus --rows R --reps 50 --path P (NCCL_PROTO as the path column says)"
-          for m in peer nccl nccl:LL nccl:LL128 nccl:Simple nccl-allreduce mpi; do one 1048576 "$m"; done
-          for m in peer nccl mpi; do one 8388608 "$m"; done
+        nps=$(for np in 2 4 8; do [ "$np" -gt "$ngpus" ] || echo "$np"; done | paste -sd' ')
+        { stamp "ranks under $mpirun -np N --rows R --reps 50 --path P, N = $nps (NCCL_PROTO as the path column says)"
+          for np in $nps; do
+              for m in peer nccl nccl:LL nccl:LL128 nccl:Simple nccl-allreduce mpi; do one "$np" 1048576 "$m"; done
+              for m in peer nccl mpi; do one "$np" 8388608 "$m"; done
+          done
           cat "$tmp/reduce.csv"; } > "$file.tmp"
         rm -rf "$tmp"; mv "$file.tmp" "$file" ;;
     sanitize | soak)

@@ -22,11 +22,13 @@ plot:
 # Every measured table and figure of the READMEs, from the data kept in docs/data (tools/results/tables.py
 # says how a README marks them), the lesson table of README.md included (it lists every lesson
 # folder). `make measure` on a lab GPU, then `make tables`, refreshes them all; CI runs it and
-# fails if the READMEs differ from docs/data.
+# fails if the READMEs differ from docs/data. First, tools/results/test_tables.py checks markers
+# on fake data (a table whose kept file no GPU has written yet).
 TABLE_PAGES = README.md docs/DAY00.md docs/RELIABILITY.md $(foreach l,$(ALL_LESSONS),$(l)/README.md) \
               $(wildcard day*/ANSWERS.md) $(wildcard day*/NOTES.md)
 tables: gpus-page charts
 	$(call need,python3)
+	@python3 tools/results/test_tables.py
 	python3 tools/results/tables.py $(TABLE_PAGES)
 
 # The course's two charts, from the same kept data as the tables (the runs of README.md's lesson

@@ -27,14 +27,18 @@ Nsight Compute's CSV. Table kinds:
     sweep    data=TAG                                             where each GPU version beats the CPU
     triton   data=TAG                                             day 02's CUDA C and Triton kernels
     scaling  file=FILE                                            day 01's thread scaling (text log)
+    gpus     file=FILE [sum=peer|nccl] [gpus=N,...]                day 07's `gpus --csv`: one row per GPU
+             count, weak and strong scaling's median and speed-up side by side, for one sum
     lessons  data=TAG [library=IMPL,...] [more=RUN,...]           the course's lesson table: each lesson
              folder (dayNN_*/ with a Makefile), its README's title, its fastest version on main/uniform;
              library calls (default gpu_cub) on a line of their own; lessons missing from main/uniform
              taken from the MORE runs (day 07's own run)
     text     file=FILE                                            a kept output, verbatim, as a code block
-    csv      file=FILE [cols=NAME,...] [rows=lessons]             a kept CSV (a program's own table) as it is,
+    phases   file=FILE                                            `gpus`' account of a call's time (day 07's
+             TAG_gpus-phases.txt): each GPU's count queued at, count, sum after it, end seen at
+    csv      file=FILE [cols=NAME,...] [rows=lessons] [where=C:V] a kept CSV (a program's own table) as it is,
              or only the named columns; rows=lessons: a row per lesson folder, one not measured
-             saying so
+             saying so; where=COLUMN:VALUE: only the rows whose COLUMN is VALUE
     variants file=FILE                                            an exercise's kept runs (make answers)
     regions                                                       the code a student writes: every
              // SOLUTION region of the sources (read from them; no provenance line)
@@ -68,6 +72,10 @@ Figures (fig KIND ...):
     cell FILE ROW COLUMN               in a kept CSV, COLUMN of the first row that starts with
                                        ROW (cells joined by commas), as it is (with the unit of
                                        a header such as "median (s)")
+    phase FILE BLOCK COLUMN            in `gpus`' account of a call's time (TAG_gpus-phases.txt),
+                                       block BLOCK ("split over the GPUs (peer add), 4 GPUs"):
+                                       the call's time (call), or the largest over its GPUs of
+                                       queued, count, sum or end, in us
     lessons gpu                        the lessons whose registry has a GPU entry, as one range of
                                        their numbers (02-09), from the lesson folders
 """
@@ -78,8 +86,8 @@ import re
 import shlex
 import sys
 from kept import (
-    DATA, Error, cell_value, fmt_ratio, fmt_time, gpu_lessons, kept_value, load_run, probe_value,
-    prof_value, run_row, run_value, source_line, table)
+    DATA, Error, cell_value, fmt_ratio, fmt_time, gpu_lessons, kept_value, load_run, phase_value,
+    probe_value, prof_value, run_row, run_value, source_line, table)
 from kinds import KINDS, kv, lesson_rows, log_value
 import stale
 
@@ -116,6 +124,8 @@ def figure(args):
         return load_run(rest[0], rest[1])[1][0]["date_utc"][:10]
     if kind == "cell" and len(rest) == 3:
         return cell_value(*rest)
+    if kind == "phase" and len(rest) == 3:
+        return phase_value(*rest)
     if kind == "lessons" and rest == ["gpu"]:
         numbers = [l[3:5] for l in gpu_lessons()]
         if not numbers or [int(n) for n in numbers] != list(range(int(numbers[0]), int(numbers[-1]) + 1)):
