@@ -253,16 +253,11 @@ def chart_data(page, out):
 
 
 def main(argv):
-    if argv[:1] == ["--chart-data"]:
+    # the two one-file modes: the chart's data (make tables), a results page (make docs)
+    one_file = {"--chart-data": chart_data, "--results-page": results_page}
+    if argv[:1] and argv[0] in one_file:
         try:
-            chart_data(argv[1], argv[2])
-        except Error as e:
-            print(f"tables: {e}", file=sys.stderr)
-            return 1
-        return 0
-    if argv[:1] == ["--results-page"]:
-        try:
-            results_page(argv[1], argv[2])
+            one_file[argv[0]](argv[1], argv[2])
         except Error as e:
             print(f"tables: {e}", file=sys.stderr)
             return 1
