@@ -37,10 +37,13 @@ count_of() {
 
 # one line per label: its counts, and the commonest reason for a skip; then the first failing
 # test's own output (CMocka's, from its RUN line to its FAILED line) and the others' names
-current="" lp=0 lf=0 ls=0 lwhy="" lnote="" lfail="" lstart=0
+current="" lp=0 lf=0 ls=0 lwhy="" llong=0 lnote="" lfail="" lstart=0
 flush() {
     [ -n "$current" ] || return 0
     line="$lp passed, $lf failed, $ls skipped"
+    # a long check skipped besides the commonest reason is said too: SLOW=1 is the student's to add
+    case $lwhy in long:*) llong=0 ;; esac
+    [ "$llong" = 0 ] || lwhy="${lwhy:+$lwhy; }$llong long: SLOW=1"
     [ "$ls" -gt 0 ] && [ -n "$lwhy" ] && line="$line ($lwhy)"
     printf '%-30s %s%s [%d s]\n' "$current:" "$line" "$lnote" $(($(date +%s) - lstart))
     [ -z "$lfail" ] || printf '%s' "$lfail"
@@ -61,7 +64,7 @@ for t in "$@"; do
     label=$(label_of "$t")
     if [ "$label" != "$current" ]; then
         flush
-        current=$label lp=0 lf=0 ls=0 lwhy="" lnote="" lfail="" lstart=$(date +%s)
+        current=$label lp=0 lf=0 ls=0 lwhy="" llong=0 lnote="" lfail="" lstart=$(date +%s)
     fi
     "./$t" >"$log" 2>&1
     rc=$?
@@ -74,6 +77,7 @@ for t in "$@"; do
     why=$(sed -n 's/^skipped: //p' "$log" | sort | uniq -c | sort -rn | head -n 1 |
         sed 's/^ *[0-9]* //')
     [ -n "$lwhy" ] || lwhy=$why
+    llong=$((llong + $(grep -c '^skipped: long:' "$log")))
     lp=$((lp + p)) lf=$((lf + f)) ls=$((ls + s))
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
     if [ "$f" -gt 0 ]; then

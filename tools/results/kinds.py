@@ -256,16 +256,17 @@ def t_csv(page, args):
     lesson folder, in lesson order, found by its first cell; a lesson the file lacks says that
     it is not measured yet, and a row of no lesson folder is an error. where=COLUMN:VALUE: only
     the rows whose COLUMN is VALUE (day 07's reduce on the main preset's rows of a file that holds
-    two sizes)."""
+    two sizes); VALUE may be several, V1|V2 (any of them), and the conditions several,
+    C1:V1;C2:V2 (all of them)."""
     o = kv(args, ("file",), ("cols", "rows", "where"))
     head, rows = kept_csv(o["file"])
-    if "where" in o:
-        column, _, value = o["where"].partition(":")
+    for cond in o["where"].split(";") if "where" in o else []:
+        column, _, values = cond.partition(":")
         if column not in head:
             raise Error(f"where={o['where']}: docs/data/{o['file']} has no column '{column}'")
-        rows = [r for r in rows if r[head.index(column)] == value]
-        if not rows:
-            raise Error(f"where={o['where']}: no row of docs/data/{o['file']}")
+        rows = [r for r in rows if r[head.index(column)] in values.split("|")]
+    if "where" in o and not rows:
+        raise Error(f"where={o['where']}: no row of docs/data/{o['file']}")
     if o.get("rows") not in (None, "lessons"):
         raise Error("rows=lessons is the one choice of rows")
     if o.get("rows") == "lessons":

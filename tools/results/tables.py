@@ -38,7 +38,8 @@ Nsight Compute's CSV. Table kinds:
              TAG_gpus-phases.txt): each GPU's count queued at, count, sum after it, end seen at
     csv      file=FILE [cols=NAME,...] [rows=lessons] [where=C:V] a kept CSV (a program's own table) as it is,
              or only the named columns; rows=lessons: a row per lesson folder, one not measured
-             saying so; where=COLUMN:VALUE: only the rows whose COLUMN is VALUE
+             saying so; where=COLUMN:VALUE: only the rows whose COLUMN is VALUE (V1|V2: either;
+             C1:V1;C2:V2: both)
     variants file=FILE                                            an exercise's kept runs (make answers)
     regions                                                       the code a student writes: every
              // SOLUTION region of the sources (read from them; no provenance line)

@@ -97,6 +97,13 @@ class BothScalings(unittest.TestCase):
                                     "| split over the GPUs (ncclAllReduce) | 4 | 3.33x |"])
         with self.assertRaises(kept.Error):
             self.rows_of("<!-- table csv file=fake_gpus.csv where=scaling:none -->")
+        both = self.rows_of('<!-- table csv file=fake_gpus.csv "cols=data,GPUs" '
+                            '"where=scaling:strong;GPUs:1|4" -->')
+        self.assertEqual(both[2:], ["| split over the GPUs (peer add) | 1 |",
+                                    "| split over the GPUs (peer add) | 4 |",
+                                    "| split over the GPUs (ncclAllReduce) | 4 |"])
+        with self.assertRaises(kept.Error):
+            self.rows_of("<!-- table csv file=fake_gpus.csv where=nothing:1 -->")
 
     def test_both_scalings_side_by_side(self):
         rows = self.rows_of(MARKER.format(file="fake_gpus.csv"))
