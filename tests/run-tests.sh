@@ -4,6 +4,7 @@
 # harness program), the first failing test's own output, and a last line that adds them up:
 #
 #     day04_shared:                  2 passed, 0 failed, 4 skipped (no NVIDIA driver/GPU found) [1 s]
+#     day07_scale:                   7 passed, 0 failed, 13 skipped (no NVIDIA driver/GPU found; 1 long: SLOW=1) [3 s]
 #     ...
 #     tests: 61 passed, 0 failed, 39 skipped
 #
@@ -35,13 +36,13 @@ count_of() {
     sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) test(s).*/\1/p" "$2" | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# one line per label: its counts, and the commonest reason for a skip; then the first failing
+# one line per label: its counts, the commonest reason for a skip and how many long checks were
+# skipped besides (SLOW=1 is the student's to add); then the first failing
 # test's own output (CMocka's, from its RUN line to its FAILED line) and the others' names
 current="" lp=0 lf=0 ls=0 lwhy="" llong=0 lnote="" lfail="" lstart=0
 flush() {
     [ -n "$current" ] || return 0
     line="$lp passed, $lf failed, $ls skipped"
-    # a long check skipped besides the commonest reason is said too: SLOW=1 is the student's to add
     case $lwhy in long:*) llong=0 ;; esac
     [ "$llong" = 0 ] || lwhy="${lwhy:+$lwhy; }$llong long: SLOW=1"
     [ "$ls" -gt 0 ] && [ -n "$lwhy" ] && line="$line ($lwhy)"
